@@ -1,0 +1,30 @@
+// Package floor decides what a test does when a test floor's peer (ibsim,
+// OpenSM, the C diags, the kernel VM) is missing: locally it skips with a
+// message naming the set-up command; in CI, where scripts/test-all.sh has
+// installed every peer, a missing peer fails the test so that nothing is
+// skipped silently.
+package floor
+
+import (
+	"os"
+	"testing"
+)
+
+// SetupHint names the command that installs every floor's peers.
+const SetupHint = "run scripts/test-all.sh (or scripts/setup-floors.sh) to install it"
+
+// InCI reports whether the tests run under CI (CI=true), where every peer
+// must be present.
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// Need skips (locally) or fails (in CI) the test when ok is false.
+func Need(t testing.TB, ok bool, what string) {
+	t.Helper()
+	if ok {
+		return
+	}
+	if InCI() {
+		t.Fatalf("test floor peer missing in CI: %s; %s", what, SetupHint)
+	}
+	t.Skipf("test floor peer missing: %s; %s", what, SetupHint)
+}

@@ -1,0 +1,9 @@
+// Package mad sends and receives InfiniBand management datagrams (IBA 13.4).
+//
+// A Transport moves raw MADs (implementations: umad for the kernel, ibsim for
+// ibsim's wire protocol, sim for the in-process fabric). A Client, built on a
+// Transport, performs the RPCs named in the IBA (SubnGet, SubnAdmGetTable,
+// PerformanceGet, ...), matches replies, retries, reassembles RMPP and
+// reports typed errors. Layers above (sa, subnet, perf, internal/diags) use
+// only the Client.
+package mad

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh Debian machine: installs what the test
+# floors need, checks the tree (gofmt, go vet, generated code up to date) and
+# runs every test. CI (.ci/run) runs exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup-floors.sh
+scripts/check.sh
+echo "== go test"
+go test -count=1 -timeout 25m ./...
