@@ -65,7 +65,9 @@ type Struct struct {
 	// Section is where the IBA specifies it.
 	Section string
 	// Size in bytes.
-	Size   int
+	Size int
+	// New returns a zero value of the Go type.
+	New    func() Attribute
 	Fields []Field
 	// Format is set on MAD formats (SMPFormat, SAFormat, ...).
 	Format *FormatID

@@ -98,48 +98,19 @@ type NoticeTrap145 struct {
 //
 //iba:alias MADNoticeTrap256
 type NoticeTrap256 struct {
-	_                    uint16 `iba:"off=0,bits=16"`
-	LidAddr              uint16 `iba:"off=16,bits=16"`
-	DrSLID               uint16 `iba:"off=32,bits=16"`
-	Method               uint8  `iba:"off=48,bits=8"`
-	_                    uint8  `iba:"off=56,bits=8"`
-	AttributeID          uint16 `iba:"off=64,bits=16"`
-	AttributeModifier    uint32 `iba:"off=80,bits=32"`
-	MKey                 uint64 `iba:"off=112,bits=64"`
-	_                    uint8  `iba:"off=176,bits=8"`
-	DrNotice             uint8  `iba:"off=184,bits=1"`
-	DrPathTruncated      uint8  `iba:"off=185,bits=1"`
-	DrHopCount           uint8  `iba:"off=186,bits=6"`
-	DrNoticeReturnPath0  uint8  `iba:"off=192,bits=8"`
-	DrNoticeReturnPath1  uint8  `iba:"off=200,bits=8"`
-	DrNoticeReturnPath2  uint8  `iba:"off=208,bits=8"`
-	DrNoticeReturnPath3  uint8  `iba:"off=216,bits=8"`
-	DrNoticeReturnPath4  uint8  `iba:"off=224,bits=8"`
-	DrNoticeReturnPath5  uint8  `iba:"off=232,bits=8"`
-	DrNoticeReturnPath6  uint8  `iba:"off=240,bits=8"`
-	DrNoticeReturnPath7  uint8  `iba:"off=248,bits=8"`
-	DrNoticeReturnPath8  uint8  `iba:"off=256,bits=8"`
-	DrNoticeReturnPath9  uint8  `iba:"off=264,bits=8"`
-	DrNoticeReturnPath10 uint8  `iba:"off=272,bits=8"`
-	DrNoticeReturnPath11 uint8  `iba:"off=280,bits=8"`
-	DrNoticeReturnPath12 uint8  `iba:"off=288,bits=8"`
-	DrNoticeReturnPath13 uint8  `iba:"off=296,bits=8"`
-	DrNoticeReturnPath14 uint8  `iba:"off=304,bits=8"`
-	DrNoticeReturnPath15 uint8  `iba:"off=312,bits=8"`
-	DrNoticeReturnPath16 uint8  `iba:"off=320,bits=8"`
-	DrNoticeReturnPath17 uint8  `iba:"off=328,bits=8"`
-	DrNoticeReturnPath18 uint8  `iba:"off=336,bits=8"`
-	DrNoticeReturnPath19 uint8  `iba:"off=344,bits=8"`
-	DrNoticeReturnPath20 uint8  `iba:"off=352,bits=8"`
-	DrNoticeReturnPath21 uint8  `iba:"off=360,bits=8"`
-	DrNoticeReturnPath22 uint8  `iba:"off=368,bits=8"`
-	DrNoticeReturnPath23 uint8  `iba:"off=376,bits=8"`
-	DrNoticeReturnPath24 uint8  `iba:"off=384,bits=8"`
-	DrNoticeReturnPath25 uint8  `iba:"off=392,bits=8"`
-	DrNoticeReturnPath26 uint8  `iba:"off=400,bits=8"`
-	DrNoticeReturnPath27 uint8  `iba:"off=408,bits=8"`
-	DrNoticeReturnPath28 uint8  `iba:"off=416,bits=8"`
-	DrNoticeReturnPath29 uint8  `iba:"off=424,bits=8"`
+	_                  uint16    `iba:"off=0,bits=16"`
+	LidAddr            uint16    `iba:"off=16,bits=16"`
+	DrSLID             uint16    `iba:"off=32,bits=16"`
+	Method             uint8     `iba:"off=48,bits=8"`
+	_                  uint8     `iba:"off=56,bits=8"`
+	AttributeID        uint16    `iba:"off=64,bits=16"`
+	AttributeModifier  uint32    `iba:"off=80,bits=32"`
+	MKey               uint64    `iba:"off=112,bits=64"`
+	_                  uint8     `iba:"off=176,bits=8"`
+	DrNotice           uint8     `iba:"off=184,bits=1"`
+	DrPathTruncated    uint8     `iba:"off=185,bits=1"`
+	DrHopCount         uint8     `iba:"off=186,bits=6"`
+	DrNoticeReturnPath [30]uint8 `iba:"off=192,bits=8"`
 }
 
 // NoticeTrap257 is the Notice DataDetails For Trap 257 and 258 (IBA 14.2.5.1).
@@ -193,18 +164,18 @@ type NodeDescription struct {
 //iba:attr id=0x11 methods=SubnGet
 //iba:alias SMPNodeInfo
 type NodeInfo struct {
-	BaseVersion     uint8  `iba:"off=0,bits=8"`
-	ClassVersion    uint8  `iba:"off=8,bits=8"`
-	NodeType        uint8  `iba:"off=16,bits=8"`
-	NumPorts        uint8  `iba:"off=24,bits=8"`
-	SystemImageGUID GUID   `iba:"off=32,bits=64"`
-	NodeGUID        GUID   `iba:"off=96,bits=64"`
-	PortGUID        GUID   `iba:"off=160,bits=64"`
-	PartitionCap    uint16 `iba:"off=224,bits=16"`
-	DeviceID        uint16 `iba:"off=240,bits=16,hex"`
-	Revision        uint32 `iba:"off=256,bits=32,hex"`
-	LocalPortNum    uint8  `iba:"off=288,bits=8"`
-	VendorID        uint32 `iba:"off=296,bits=24,hex"`
+	BaseVersion     uint8    `iba:"off=0,bits=8"`
+	ClassVersion    uint8    `iba:"off=8,bits=8"`
+	NodeType        NodeType `iba:"off=16,bits=8"`
+	NumPorts        uint8    `iba:"off=24,bits=8"`
+	SystemImageGUID GUID     `iba:"off=32,bits=64"`
+	NodeGUID        GUID     `iba:"off=96,bits=64"`
+	PortGUID        GUID     `iba:"off=160,bits=64"`
+	PartitionCap    uint16   `iba:"off=224,bits=16"`
+	DeviceID        uint16   `iba:"off=240,bits=16,hex"`
+	Revision        uint32   `iba:"off=256,bits=32,hex"`
+	LocalPortNum    uint8    `iba:"off=288,bits=8"`
+	VendorID        uint32   `iba:"off=296,bits=24,hex"`
 }
 
 // SwitchInfo is the Switch Information (IBA 14.2.5.4).
@@ -247,61 +218,64 @@ type GUIDInfo struct {
 //iba:attr id=0x15 methods=SubnGet,SubnSet
 //iba:alias SMPPortInfo
 type PortInfo struct {
-	MKey                                uint64 `iba:"off=0,bits=64,hex"`
-	GIDPrefix                           uint64 `iba:"off=64,bits=64,gidprefix"`
-	LID                                 uint16 `iba:"off=128,bits=16"`
-	MasterSMLID                         uint16 `iba:"off=144,bits=16"`
-	CapabilityMask                      uint32 `iba:"off=160,bits=32,hex"`
-	DiagCode                            uint16 `iba:"off=192,bits=16,hex"`
-	MKeyLeasePeriod                     uint16 `iba:"off=208,bits=16"`
-	LocalPortNum                        uint8  `iba:"off=224,bits=8"`
-	LinkWidthEnabled                    uint8  `iba:"off=232,bits=8"`
-	LinkWidthSupported                  uint8  `iba:"off=240,bits=8"`
-	LinkWidthActive                     uint8  `iba:"off=248,bits=8"`
-	LinkSpeedSupported                  uint8  `iba:"off=256,bits=4"`
-	PortState                           uint8  `iba:"off=260,bits=4"`
-	PortPhysicalState                   uint8  `iba:"off=264,bits=4"`
-	LinkDownDefaultState                uint8  `iba:"off=268,bits=4"`
-	MKeyProtectBits                     uint8  `iba:"off=272,bits=2"`
-	_                                   uint8  `iba:"off=274,bits=3"`
-	LMC                                 uint8  `iba:"off=277,bits=3"`
-	LinkSpeedActive                     uint8  `iba:"off=280,bits=4"`
-	LinkSpeedEnabled                    uint8  `iba:"off=284,bits=4"`
-	NeighborMTU                         uint8  `iba:"off=288,bits=4"`
-	MasterSMSL                          uint8  `iba:"off=292,bits=4"`
-	VLCap                               uint8  `iba:"off=296,bits=4"`
-	InitType                            uint8  `iba:"off=300,bits=4,hex"`
-	VLHighLimit                         uint8  `iba:"off=304,bits=8"`
-	VLArbitrationHighCap                uint8  `iba:"off=312,bits=8"`
-	VLArbitrationLowCap                 uint8  `iba:"off=320,bits=8"`
-	InitTypeReply                       uint8  `iba:"off=328,bits=4,hex"`
-	MTUCap                              uint8  `iba:"off=332,bits=4"`
-	VLStallCount                        uint8  `iba:"off=336,bits=3"`
-	HOQLife                             uint8  `iba:"off=339,bits=5"`
-	OperationalVLs                      uint8  `iba:"off=344,bits=4"`
-	PartitionEnforcementInbound         uint8  `iba:"off=348,bits=1"`
-	PartitionEnforcementOutbound        uint8  `iba:"off=349,bits=1"`
-	FilterRawInbound                    uint8  `iba:"off=350,bits=1"`
-	FilterRawOutbound                   uint8  `iba:"off=351,bits=1"`
-	MKeyViolations                      uint16 `iba:"off=352,bits=16"`
-	PKeyViolations                      uint16 `iba:"off=368,bits=16"`
-	QKeyViolations                      uint16 `iba:"off=384,bits=16"`
-	GUIDCap                             uint8  `iba:"off=400,bits=8"`
-	ClientReregister                    uint8  `iba:"off=408,bits=1"`
-	MulticastPKeyTrapSuppressionEnabled uint8  `iba:"off=409,bits=2"`
-	SubnetTimeOut                       uint8  `iba:"off=411,bits=5"`
-	_                                   uint8  `iba:"off=416,bits=3"`
-	RespTimeValue                       uint8  `iba:"off=419,bits=5"`
-	LocalPhyErrors                      uint8  `iba:"off=424,bits=4"`
-	OverrunErrors                       uint8  `iba:"off=428,bits=4"`
-	MaxCreditHint                       uint16 `iba:"off=432,bits=16"`
-	_                                   uint8  `iba:"off=448,bits=8"`
-	LinkRoundTripLatency                uint32 `iba:"off=456,bits=24"`
-	CapabilityMask2                     uint16 `iba:"off=480,bits=16,hex"`
-	LinkSpeedExtActive                  uint8  `iba:"off=496,bits=4"`
-	LinkSpeedExtSupported               uint8  `iba:"off=500,bits=4"`
-	_                                   uint8  `iba:"off=504,bits=3"`
-	LinkSpeedExtEnabled                 uint8  `iba:"off=507,bits=5"`
+	MKey                                uint64        `iba:"off=0,bits=64,hex"`
+	GIDPrefix                           uint64        `iba:"off=64,bits=64,gidprefix"`
+	LID                                 uint16        `iba:"off=128,bits=16"`
+	MasterSMLID                         uint16        `iba:"off=144,bits=16"`
+	CapabilityMask                      uint32        `iba:"off=160,bits=32,hex"`
+	DiagCode                            uint16        `iba:"off=192,bits=16,hex"`
+	MKeyLeasePeriod                     uint16        `iba:"off=208,bits=16"`
+	LocalPortNum                        uint8         `iba:"off=224,bits=8"`
+	LinkWidthEnabled                    uint8         `iba:"off=232,bits=8"`
+	LinkWidthSupported                  uint8         `iba:"off=240,bits=8"`
+	LinkWidthActive                     uint8         `iba:"off=248,bits=8"`
+	LinkSpeedSupported                  uint8         `iba:"off=256,bits=4"`
+	PortState                           PortState     `iba:"off=260,bits=4"`
+	PortPhysicalState                   PhysPortState `iba:"off=264,bits=4"`
+	LinkDownDefaultState                uint8         `iba:"off=268,bits=4"`
+	MKeyProtectBits                     uint8         `iba:"off=272,bits=2"`
+	_                                   uint8         `iba:"off=274,bits=3"`
+	LMC                                 uint8         `iba:"off=277,bits=3"`
+	LinkSpeedActive                     uint8         `iba:"off=280,bits=4"`
+	LinkSpeedEnabled                    uint8         `iba:"off=284,bits=4"`
+	NeighborMTU                         MTU           `iba:"off=288,bits=4"`
+	MasterSMSL                          uint8         `iba:"off=292,bits=4"`
+	VLCap                               uint8         `iba:"off=296,bits=4"`
+	InitType                            uint8         `iba:"off=300,bits=4,hex"`
+	VLHighLimit                         uint8         `iba:"off=304,bits=8"`
+	VLArbitrationHighCap                uint8         `iba:"off=312,bits=8"`
+	VLArbitrationLowCap                 uint8         `iba:"off=320,bits=8"`
+	InitTypeReply                       uint8         `iba:"off=328,bits=4,hex"`
+	MTUCap                              MTU           `iba:"off=332,bits=4"`
+	VLStallCount                        uint8         `iba:"off=336,bits=3"`
+	HOQLife                             uint8         `iba:"off=339,bits=5"`
+	OperationalVLs                      uint8         `iba:"off=344,bits=4"`
+	PartitionEnforcementInbound         uint8         `iba:"off=348,bits=1"`
+	PartitionEnforcementOutbound        uint8         `iba:"off=349,bits=1"`
+	FilterRawInbound                    uint8         `iba:"off=350,bits=1"`
+	FilterRawOutbound                   uint8         `iba:"off=351,bits=1"`
+	MKeyViolations                      uint16        `iba:"off=352,bits=16"`
+	PKeyViolations                      uint16        `iba:"off=368,bits=16"`
+	QKeyViolations                      uint16        `iba:"off=384,bits=16"`
+	GUIDCap                             uint8         `iba:"off=400,bits=8"`
+	ClientReregister                    uint8         `iba:"off=408,bits=1"`
+	MulticastPKeyTrapSuppressionEnabled uint8         `iba:"off=409,bits=2"`
+	SubnetTimeOut                       uint8         `iba:"off=411,bits=5"`
+	_                                   uint8         `iba:"off=416,bits=3"`
+	RespTimeValue                       uint8         `iba:"off=419,bits=5"`
+	LocalPhyErrors                      uint8         `iba:"off=424,bits=4"`
+	OverrunErrors                       uint8         `iba:"off=428,bits=4"`
+	MaxCreditHint                       uint16        `iba:"off=432,bits=16"`
+	_                                   uint8         `iba:"off=448,bits=1"`
+	LinkSpeedExtActive2                 uint8         `iba:"off=449,bits=2"`
+	LinkSpeedExtSupported2              uint8         `iba:"off=451,bits=2"`
+	LinkSpeedExtEnabled2                uint8         `iba:"off=453,bits=3"`
+	LinkRoundTripLatency                uint32        `iba:"off=456,bits=24"`
+	CapabilityMask2                     uint16        `iba:"off=480,bits=16,hex"`
+	LinkSpeedExtActive                  uint8         `iba:"off=496,bits=4"`
+	LinkSpeedExtSupported               uint8         `iba:"off=500,bits=4"`
+	_                                   uint8         `iba:"off=504,bits=3"`
+	LinkSpeedExtEnabled                 uint8         `iba:"off=507,bits=5"`
 }
 
 // PKeyTable is the Partition Table (IBA 14.2.5.7).
@@ -357,12 +331,12 @@ type MulticastForwardingTable struct {
 //iba:attr id=0x20 methods=SubnGet,SubnSet
 //iba:alias SMPSMInfo
 type SMInfo struct {
-	GUID     GUID   `iba:"off=0,bits=64"`
-	SMKey    uint64 `iba:"off=64,bits=64,hex"`
-	ActCount uint32 `iba:"off=128,bits=32"`
-	Priority uint8  `iba:"off=160,bits=4"`
-	SMState  uint8  `iba:"off=164,bits=4"`
-	_        uint32 `iba:"off=168,bits=24"`
+	GUID     GUID    `iba:"off=0,bits=64"`
+	SMKey    uint64  `iba:"off=64,bits=64,hex"`
+	ActCount uint32  `iba:"off=128,bits=32"`
+	Priority uint8   `iba:"off=160,bits=4"`
+	SMState  SMState `iba:"off=164,bits=4"`
+	_        uint32  `iba:"off=168,bits=24"`
 }
 
 // VendorDiag is the Vendor Specific Diagnostic (IBA 14.2.5.14).
@@ -384,18 +358,60 @@ type LedInfo struct {
 	_       uint32 `iba:"off=1,bits=31"`
 }
 
-// Notice is the Notice (IBA 13.4.8.2).
+// Notice is the Notice attribute: a trap or notice with its generic or
+// vendor header, 54 bytes of trap-specific DataDetails (decoded by the
+// NoticeTrapN structures) and the issuer's GID (IBA 13.4.8.2). An SMP carries
+// its first 64 bytes (IBA 14.2.5.1); SA Reports and InformInfo carry it whole.
 //
-//iba:attr id=0x02 methods=SubnTrap,SubnTrapRepress
-//iba:alias SMPNoticeTrap
+//iba:attr id=0x02 methods=SubnTrap,SubnTrapRepress,SubnAdmReport
+//iba:alias SMPNoticeTrap MADNotice
 type Notice struct {
-	IsGeneric    uint8      `iba:"off=0,bits=1"`
-	NoticeType   uint8      `iba:"off=1,bits=7"`
-	NodeType     uint32     `iba:"off=8,bits=24"`
-	TrapNumber   uint16     `iba:"off=32,bits=16"`
-	IssuerLID    uint16     `iba:"off=48,bits=16"`
-	NoticeToggle uint8      `iba:"off=64,bits=1"`
-	NoticeCount  uint16     `iba:"off=65,bits=15"`
-	DataDetails  uint16     `iba:"off=80,bits=16"`
-	DataDetails2 [26]uint16 `iba:"off=96,bits=16"`
+	IsGeneric          uint8    `iba:"off=0,bits=1"`
+	Type               uint8    `iba:"off=1,bits=7,name=noticeType"`
+	ProducerTypeVendor uint32   `iba:"off=8,bits=24,name=nodeType"`
+	TrapNumber         uint16   `iba:"off=32,bits=16"`
+	IssuerLID          uint16   `iba:"off=48,bits=16"`
+	NoticeToggle       uint8    `iba:"off=64,bits=1"`
+	NoticeCount        uint16   `iba:"off=65,bits=15"`
+	DataDetails        [54]byte `iba:"off=80"`
+	IssuerGID          GID      `iba:"off=512"`
+}
+
+// PortInfoExtended is the PortInfoExtended attribute: the FEC modes of the
+// port per speed generation (IBA 1.3.1 14.2.5.21; HDR and NDR FEC fields as
+// infiniband-diags reads them).
+//
+//iba:attr id=0x33 methods=SubnGet,SubnSet
+//iba:alias SMPPortInfoExtended
+type PortInfoExtended struct {
+	CapabilityMask      uint32   `iba:"off=0,bits=32,hex,label=CapMask"`
+	FECModeActive       uint16   `iba:"off=32,bits=16,label=FECModeActive"`
+	FDRFECModeSupported uint16   `iba:"off=48,bits=16,hex,label=FDRFECModeSupported"`
+	FDRFECModeEnabled   uint16   `iba:"off=64,bits=16,hex,label=FDRFECModeEnabled"`
+	EDRFECModeSupported uint16   `iba:"off=80,bits=16,hex,label=EDRFECModeSupported"`
+	EDRFECModeEnabled   uint16   `iba:"off=96,bits=16,hex,label=EDRFECModeEnabled"`
+	HDRFECModeSupported uint16   `iba:"off=112,bits=16,hex,label=HDRFECModeSupported"`
+	HDRFECModeEnabled   uint16   `iba:"off=128,bits=16,hex,label=HDRFECModeEnabled"`
+	NDRFECModeSupported uint16   `iba:"off=144,bits=16,hex,label=NDRFECModeSupported"`
+	NDRFECModeEnabled   uint16   `iba:"off=160,bits=16,hex,label=NDRFECModeEnabled"`
+	_                   [42]byte `iba:"off=176"`
+}
+
+// MlnxExtPortInfo is Mellanox's vendor-specific SMP attribute 0xFF90 that
+// reports FDR10 support: bit 0 of its LinkSpeed fields is FDR10. iblinkinfo
+// and ibnetdiscover read it to tell FDR10 links from QDR ones (layout as
+// infiniband-diags reads it).
+//
+//iba:attr id=0xFF90 methods=SubnGet,SubnSet
+//iba:alias SMPMlnxExtPortInfo MlnxExtendedPortInfo
+type MlnxExtPortInfo struct {
+	_                  uint32   `iba:"off=0,bits=24"`
+	StateChangeEnable  uint8    `iba:"off=24,bits=8,hex,label=StateChangeEnable"`
+	_                  uint32   `iba:"off=32,bits=24"`
+	LinkSpeedSupported uint8    `iba:"off=56,bits=8,hex,label=LinkSpeedSupported"`
+	_                  uint32   `iba:"off=64,bits=24"`
+	LinkSpeedEnabled   uint8    `iba:"off=88,bits=8,hex,label=LinkSpeedEnabled"`
+	_                  uint32   `iba:"off=96,bits=24"`
+	LinkSpeedActive    uint8    `iba:"off=120,bits=8,hex,label=LinkSpeedActive"`
+	_                  [48]byte `iba:"off=128"`
 }

@@ -806,17 +806,13 @@ func (*CommunityInfo) Desc() *Struct { return &descCommunityInfo }
 
 func (x *CommunityInfo) unmarshal(b []byte) {
 	_ = b[63]
-	for i := range x.CommunityName {
-		x.CommunityName[i] = b[0+1*i]
-	}
+	copy(x.CommunityName[:], b[0:64])
 }
 
 func (x *CommunityInfo) marshal(b []byte) {
 	_ = b[63]
 	clear(b[:64])
-	for i := range x.CommunityName {
-		b[0+1*i] = uint8(x.CommunityName[i])
-	}
+	copy(b[0:64], x.CommunityName[:])
 }
 
 // Unmarshal decodes DMFormat from the first 256 bytes of b; a shorter b is a
@@ -1573,9 +1569,7 @@ func (x *IOControllerProfile) unmarshal(b []byte) {
 	x.RDMATransferSize = binary.BigEndian.Uint32(b[48:])
 	x.ControllerOperationsMask = b[52]
 	x.ServiceEntries = b[54]
-	for i := range x.IDString {
-		x.IDString[i] = b[64+1*i]
-	}
+	copy(x.IDString[:], b[64:128])
 }
 
 func (x *IOControllerProfile) marshal(b []byte) {
@@ -1607,9 +1601,7 @@ func (x *IOControllerProfile) marshal(b []byte) {
 	binary.BigEndian.PutUint32(b[48:], uint32(x.RDMATransferSize))
 	b[52] = uint8(x.ControllerOperationsMask)
 	b[54] = uint8(x.ServiceEntries)
-	for i := range x.IDString {
-		b[64+1*i] = uint8(x.IDString[i])
-	}
+	copy(b[64:128], x.IDString[:])
 }
 
 // Unmarshal decodes IOUnitInfo from the first 132 bytes of b; a shorter b is a
@@ -1847,17 +1839,13 @@ func (*LinearForwardingTable) Desc() *Struct { return &descLinearForwardingTable
 
 func (x *LinearForwardingTable) unmarshal(b []byte) {
 	_ = b[63]
-	for i := range x.PortBlock {
-		x.PortBlock[i] = b[0+1*i]
-	}
+	copy(x.PortBlock[:], b[0:64])
 }
 
 func (x *LinearForwardingTable) marshal(b []byte) {
 	_ = b[63]
 	clear(b[:64])
-	for i := range x.PortBlock {
-		b[0+1*i] = uint8(x.PortBlock[i])
-	}
+	copy(b[0:64], x.PortBlock[:])
 }
 
 // Unmarshal decodes LinearForwardingTableRecord from the first 72 bytes of b; a shorter b is a
@@ -2114,6 +2102,45 @@ func (x *MCMemberRecord) marshal(b []byte) {
 	b[49] |= uint8((uint64(x.ProxyJoin) & 0x1) << 7)
 }
 
+// Unmarshal decodes MlnxExtPortInfo from the first 64 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *MlnxExtPortInfo) Unmarshal(b []byte) error {
+	if len(b) < 64 {
+		return shortError(&descMlnxExtPortInfo, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes MlnxExtPortInfo into the first 64 bytes of b, reserved bits zero.
+func (x *MlnxExtPortInfo) MarshalTo(b []byte) error {
+	if len(b) < 64 {
+		return shortError(&descMlnxExtPortInfo, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of MlnxExtPortInfo.
+func (*MlnxExtPortInfo) Desc() *Struct { return &descMlnxExtPortInfo }
+
+func (x *MlnxExtPortInfo) unmarshal(b []byte) {
+	_ = b[63]
+	x.StateChangeEnable = b[3]
+	x.LinkSpeedSupported = b[7]
+	x.LinkSpeedEnabled = b[11]
+	x.LinkSpeedActive = b[15]
+}
+
+func (x *MlnxExtPortInfo) marshal(b []byte) {
+	_ = b[63]
+	clear(b[:64])
+	b[3] = uint8(x.StateChangeEnable)
+	b[7] = uint8(x.LinkSpeedSupported)
+	b[11] = uint8(x.LinkSpeedEnabled)
+	b[15] = uint8(x.LinkSpeedActive)
+}
+
 // Unmarshal decodes MultiPathRecord from the first 40 bytes of b; a shorter b is a
 // *DecodeError.
 func (x *MultiPathRecord) Unmarshal(b []byte) error {
@@ -2290,17 +2317,13 @@ func (*NodeDescription) Desc() *Struct { return &descNodeDescription }
 
 func (x *NodeDescription) unmarshal(b []byte) {
 	_ = b[63]
-	for i := range x.NodeString {
-		x.NodeString[i] = b[0+1*i]
-	}
+	copy(x.NodeString[:], b[0:64])
 }
 
 func (x *NodeDescription) marshal(b []byte) {
 	_ = b[63]
 	clear(b[:64])
-	for i := range x.NodeString {
-		b[0+1*i] = uint8(x.NodeString[i])
-	}
+	copy(b[0:64], x.NodeString[:])
 }
 
 // Unmarshal decodes NodeInfo from the first 40 bytes of b; a shorter b is a
@@ -2329,7 +2352,7 @@ func (x *NodeInfo) unmarshal(b []byte) {
 	_ = b[39]
 	x.BaseVersion = b[0]
 	x.ClassVersion = b[1]
-	x.NodeType = b[2]
+	x.NodeType = NodeType(b[2])
 	x.NumPorts = b[3]
 	x.SystemImageGUID = GUID(binary.BigEndian.Uint64(b[4:]))
 	x.NodeGUID = GUID(binary.BigEndian.Uint64(b[12:]))
@@ -2400,19 +2423,19 @@ func (x *NodeRecord) marshal(b []byte) {
 	x.NodeDescription.marshal(b[44:])
 }
 
-// Unmarshal decodes Notice from the first 64 bytes of b; a shorter b is a
+// Unmarshal decodes Notice from the first 80 bytes of b; a shorter b is a
 // *DecodeError.
 func (x *Notice) Unmarshal(b []byte) error {
-	if len(b) < 64 {
+	if len(b) < 80 {
 		return shortError(&descNotice, len(b))
 	}
 	x.unmarshal(b)
 	return nil
 }
 
-// MarshalTo encodes Notice into the first 64 bytes of b, reserved bits zero.
+// MarshalTo encodes Notice into the first 80 bytes of b, reserved bits zero.
 func (x *Notice) MarshalTo(b []byte) error {
-	if len(b) < 64 {
+	if len(b) < 80 {
 		return shortError(&descNotice, len(b))
 	}
 	x.marshal(b)
@@ -2423,27 +2446,25 @@ func (x *Notice) MarshalTo(b []byte) error {
 func (*Notice) Desc() *Struct { return &descNotice }
 
 func (x *Notice) unmarshal(b []byte) {
-	_ = b[63]
+	_ = b[79]
 	x.IsGeneric = (b[0] >> 7) & 0x1
-	x.NoticeType = (b[0]) & 0x7f
-	x.NodeType = (uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
+	x.Type = (b[0]) & 0x7f
+	x.ProducerTypeVendor = (uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
 	x.TrapNumber = binary.BigEndian.Uint16(b[4:])
 	x.IssuerLID = binary.BigEndian.Uint16(b[6:])
 	x.NoticeToggle = (b[8] >> 7) & 0x1
 	x.NoticeCount = (uint16(b[8])<<8 | uint16(b[9])) & 0x7fff
-	x.DataDetails = binary.BigEndian.Uint16(b[10:])
-	for i := range x.DataDetails2 {
-		x.DataDetails2[i] = binary.BigEndian.Uint16(b[12+2*i:])
-	}
+	copy(x.DataDetails[:], b[10:64])
+	copy(x.IssuerGID[:], b[64:80])
 }
 
 func (x *Notice) marshal(b []byte) {
-	_ = b[63]
-	clear(b[:64])
+	_ = b[79]
+	clear(b[:80])
 	b[0] |= uint8((uint64(x.IsGeneric) & 0x1) << 7)
-	b[0] |= uint8((uint64(x.NoticeType) & 0x7f))
+	b[0] |= uint8((uint64(x.Type) & 0x7f))
 	{
-		v := (uint64(x.NodeType) & 0xffffff)
+		v := (uint64(x.ProducerTypeVendor) & 0xffffff)
 		b[1] |= uint8(v >> 16)
 		b[2] |= uint8(v >> 8)
 		b[3] |= uint8(v)
@@ -2456,10 +2477,8 @@ func (x *Notice) marshal(b []byte) {
 		b[8] |= uint8(v >> 8)
 		b[9] |= uint8(v)
 	}
-	binary.BigEndian.PutUint16(b[10:], uint16(x.DataDetails))
-	for i := range x.DataDetails2 {
-		binary.BigEndian.PutUint16(b[12+2*i:], uint16(x.DataDetails2[i]))
-	}
+	copy(b[10:64], x.DataDetails[:])
+	copy(b[64:80], x.IssuerGID[:])
 }
 
 // Unmarshal decodes NoticeTrap128 from the first 54 bytes of b; a shorter b is a
@@ -2645,36 +2664,7 @@ func (x *NoticeTrap256) unmarshal(b []byte) {
 	x.DrNotice = (b[23] >> 7) & 0x1
 	x.DrPathTruncated = (b[23] >> 6) & 0x1
 	x.DrHopCount = (b[23]) & 0x3f
-	x.DrNoticeReturnPath0 = b[24]
-	x.DrNoticeReturnPath1 = b[25]
-	x.DrNoticeReturnPath2 = b[26]
-	x.DrNoticeReturnPath3 = b[27]
-	x.DrNoticeReturnPath4 = b[28]
-	x.DrNoticeReturnPath5 = b[29]
-	x.DrNoticeReturnPath6 = b[30]
-	x.DrNoticeReturnPath7 = b[31]
-	x.DrNoticeReturnPath8 = b[32]
-	x.DrNoticeReturnPath9 = b[33]
-	x.DrNoticeReturnPath10 = b[34]
-	x.DrNoticeReturnPath11 = b[35]
-	x.DrNoticeReturnPath12 = b[36]
-	x.DrNoticeReturnPath13 = b[37]
-	x.DrNoticeReturnPath14 = b[38]
-	x.DrNoticeReturnPath15 = b[39]
-	x.DrNoticeReturnPath16 = b[40]
-	x.DrNoticeReturnPath17 = b[41]
-	x.DrNoticeReturnPath18 = b[42]
-	x.DrNoticeReturnPath19 = b[43]
-	x.DrNoticeReturnPath20 = b[44]
-	x.DrNoticeReturnPath21 = b[45]
-	x.DrNoticeReturnPath22 = b[46]
-	x.DrNoticeReturnPath23 = b[47]
-	x.DrNoticeReturnPath24 = b[48]
-	x.DrNoticeReturnPath25 = b[49]
-	x.DrNoticeReturnPath26 = b[50]
-	x.DrNoticeReturnPath27 = b[51]
-	x.DrNoticeReturnPath28 = b[52]
-	x.DrNoticeReturnPath29 = b[53]
+	copy(x.DrNoticeReturnPath[:], b[24:54])
 }
 
 func (x *NoticeTrap256) marshal(b []byte) {
@@ -2689,36 +2679,7 @@ func (x *NoticeTrap256) marshal(b []byte) {
 	b[23] |= uint8((uint64(x.DrNotice) & 0x1) << 7)
 	b[23] |= uint8((uint64(x.DrPathTruncated) & 0x1) << 6)
 	b[23] |= uint8((uint64(x.DrHopCount) & 0x3f))
-	b[24] = uint8(x.DrNoticeReturnPath0)
-	b[25] = uint8(x.DrNoticeReturnPath1)
-	b[26] = uint8(x.DrNoticeReturnPath2)
-	b[27] = uint8(x.DrNoticeReturnPath3)
-	b[28] = uint8(x.DrNoticeReturnPath4)
-	b[29] = uint8(x.DrNoticeReturnPath5)
-	b[30] = uint8(x.DrNoticeReturnPath6)
-	b[31] = uint8(x.DrNoticeReturnPath7)
-	b[32] = uint8(x.DrNoticeReturnPath8)
-	b[33] = uint8(x.DrNoticeReturnPath9)
-	b[34] = uint8(x.DrNoticeReturnPath10)
-	b[35] = uint8(x.DrNoticeReturnPath11)
-	b[36] = uint8(x.DrNoticeReturnPath12)
-	b[37] = uint8(x.DrNoticeReturnPath13)
-	b[38] = uint8(x.DrNoticeReturnPath14)
-	b[39] = uint8(x.DrNoticeReturnPath15)
-	b[40] = uint8(x.DrNoticeReturnPath16)
-	b[41] = uint8(x.DrNoticeReturnPath17)
-	b[42] = uint8(x.DrNoticeReturnPath18)
-	b[43] = uint8(x.DrNoticeReturnPath19)
-	b[44] = uint8(x.DrNoticeReturnPath20)
-	b[45] = uint8(x.DrNoticeReturnPath21)
-	b[46] = uint8(x.DrNoticeReturnPath22)
-	b[47] = uint8(x.DrNoticeReturnPath23)
-	b[48] = uint8(x.DrNoticeReturnPath24)
-	b[49] = uint8(x.DrNoticeReturnPath25)
-	b[50] = uint8(x.DrNoticeReturnPath26)
-	b[51] = uint8(x.DrNoticeReturnPath27)
-	b[52] = uint8(x.DrNoticeReturnPath28)
-	b[53] = uint8(x.DrNoticeReturnPath29)
+	copy(b[24:54], x.DrNoticeReturnPath[:])
 }
 
 // Unmarshal decodes NoticeTrap257 from the first 54 bytes of b; a shorter b is a
@@ -3310,14 +3271,14 @@ func (x *PortInfo) unmarshal(b []byte) {
 	x.LinkWidthSupported = b[30]
 	x.LinkWidthActive = b[31]
 	x.LinkSpeedSupported = (b[32] >> 4) & 0xf
-	x.PortState = (b[32]) & 0xf
-	x.PortPhysicalState = (b[33] >> 4) & 0xf
+	x.PortState = PortState((b[32]) & 0xf)
+	x.PortPhysicalState = PhysPortState((b[33] >> 4) & 0xf)
 	x.LinkDownDefaultState = (b[33]) & 0xf
 	x.MKeyProtectBits = (b[34] >> 6) & 0x3
 	x.LMC = (b[34]) & 0x7
 	x.LinkSpeedActive = (b[35] >> 4) & 0xf
 	x.LinkSpeedEnabled = (b[35]) & 0xf
-	x.NeighborMTU = (b[36] >> 4) & 0xf
+	x.NeighborMTU = MTU((b[36] >> 4) & 0xf)
 	x.MasterSMSL = (b[36]) & 0xf
 	x.VLCap = (b[37] >> 4) & 0xf
 	x.InitType = (b[37]) & 0xf
@@ -3325,7 +3286,7 @@ func (x *PortInfo) unmarshal(b []byte) {
 	x.VLArbitrationHighCap = b[39]
 	x.VLArbitrationLowCap = b[40]
 	x.InitTypeReply = (b[41] >> 4) & 0xf
-	x.MTUCap = (b[41]) & 0xf
+	x.MTUCap = MTU((b[41]) & 0xf)
 	x.VLStallCount = (b[42] >> 5) & 0x7
 	x.HOQLife = (b[42]) & 0x1f
 	x.OperationalVLs = (b[43] >> 4) & 0xf
@@ -3344,6 +3305,9 @@ func (x *PortInfo) unmarshal(b []byte) {
 	x.LocalPhyErrors = (b[53] >> 4) & 0xf
 	x.OverrunErrors = (b[53]) & 0xf
 	x.MaxCreditHint = binary.BigEndian.Uint16(b[54:])
+	x.LinkSpeedExtActive2 = (b[56] >> 5) & 0x3
+	x.LinkSpeedExtSupported2 = (b[56] >> 3) & 0x3
+	x.LinkSpeedExtEnabled2 = (b[56]) & 0x7
 	x.LinkRoundTripLatency = (uint32(b[57])<<16 | uint32(b[58])<<8 | uint32(b[59]))
 	x.CapabilityMask2 = binary.BigEndian.Uint16(b[60:])
 	x.LinkSpeedExtActive = (b[62] >> 4) & 0xf
@@ -3400,6 +3364,9 @@ func (x *PortInfo) marshal(b []byte) {
 	b[53] |= uint8((uint64(x.LocalPhyErrors) & 0xf) << 4)
 	b[53] |= uint8((uint64(x.OverrunErrors) & 0xf))
 	binary.BigEndian.PutUint16(b[54:], uint16(x.MaxCreditHint))
+	b[56] |= uint8((uint64(x.LinkSpeedExtActive2) & 0x3) << 5)
+	b[56] |= uint8((uint64(x.LinkSpeedExtSupported2) & 0x3) << 3)
+	b[56] |= uint8((uint64(x.LinkSpeedExtEnabled2) & 0x7))
 	{
 		v := (uint64(x.LinkRoundTripLatency) & 0xffffff)
 		b[57] |= uint8(v >> 16)
@@ -3410,6 +3377,57 @@ func (x *PortInfo) marshal(b []byte) {
 	b[62] |= uint8((uint64(x.LinkSpeedExtActive) & 0xf) << 4)
 	b[62] |= uint8((uint64(x.LinkSpeedExtSupported) & 0xf))
 	b[63] |= uint8((uint64(x.LinkSpeedExtEnabled) & 0x1f))
+}
+
+// Unmarshal decodes PortInfoExtended from the first 64 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *PortInfoExtended) Unmarshal(b []byte) error {
+	if len(b) < 64 {
+		return shortError(&descPortInfoExtended, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes PortInfoExtended into the first 64 bytes of b, reserved bits zero.
+func (x *PortInfoExtended) MarshalTo(b []byte) error {
+	if len(b) < 64 {
+		return shortError(&descPortInfoExtended, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of PortInfoExtended.
+func (*PortInfoExtended) Desc() *Struct { return &descPortInfoExtended }
+
+func (x *PortInfoExtended) unmarshal(b []byte) {
+	_ = b[63]
+	x.CapabilityMask = binary.BigEndian.Uint32(b[0:])
+	x.FECModeActive = binary.BigEndian.Uint16(b[4:])
+	x.FDRFECModeSupported = binary.BigEndian.Uint16(b[6:])
+	x.FDRFECModeEnabled = binary.BigEndian.Uint16(b[8:])
+	x.EDRFECModeSupported = binary.BigEndian.Uint16(b[10:])
+	x.EDRFECModeEnabled = binary.BigEndian.Uint16(b[12:])
+	x.HDRFECModeSupported = binary.BigEndian.Uint16(b[14:])
+	x.HDRFECModeEnabled = binary.BigEndian.Uint16(b[16:])
+	x.NDRFECModeSupported = binary.BigEndian.Uint16(b[18:])
+	x.NDRFECModeEnabled = binary.BigEndian.Uint16(b[20:])
+}
+
+func (x *PortInfoExtended) marshal(b []byte) {
+	_ = b[63]
+	clear(b[:64])
+	binary.BigEndian.PutUint32(b[0:], uint32(x.CapabilityMask))
+	binary.BigEndian.PutUint16(b[4:], uint16(x.FECModeActive))
+	binary.BigEndian.PutUint16(b[6:], uint16(x.FDRFECModeSupported))
+	binary.BigEndian.PutUint16(b[8:], uint16(x.FDRFECModeEnabled))
+	binary.BigEndian.PutUint16(b[10:], uint16(x.EDRFECModeSupported))
+	binary.BigEndian.PutUint16(b[12:], uint16(x.EDRFECModeEnabled))
+	binary.BigEndian.PutUint16(b[14:], uint16(x.HDRFECModeSupported))
+	binary.BigEndian.PutUint16(b[16:], uint16(x.HDRFECModeEnabled))
+	binary.BigEndian.PutUint16(b[18:], uint16(x.NDRFECModeSupported))
+	binary.BigEndian.PutUint16(b[20:], uint16(x.NDRFECModeEnabled))
 }
 
 // Unmarshal decodes PortInfoRecord from the first 68 bytes of b; a shorter b is a
@@ -4529,7 +4547,7 @@ func (x *SMInfo) unmarshal(b []byte) {
 	x.SMKey = binary.BigEndian.Uint64(b[8:])
 	x.ActCount = binary.BigEndian.Uint32(b[16:])
 	x.Priority = (b[20] >> 4) & 0xf
-	x.SMState = (b[20]) & 0xf
+	x.SMState = SMState((b[20]) & 0xf)
 }
 
 func (x *SMInfo) marshal(b []byte) {
@@ -4643,12 +4661,8 @@ func (x *SMPFormatDirected) unmarshal(b []byte) {
 	x.DrSLID = binary.BigEndian.Uint16(b[32:])
 	x.DrDLID = binary.BigEndian.Uint16(b[34:])
 	copy(x.Data[:], b[64:128])
-	for i := range x.InitialPath {
-		x.InitialPath[i] = b[128+1*i]
-	}
-	for i := range x.ReturnPath {
-		x.ReturnPath[i] = b[192+1*i]
-	}
+	copy(x.InitialPath[:], b[128:192])
+	copy(x.ReturnPath[:], b[192:256])
 }
 
 func (x *SMPFormatDirected) marshal(b []byte) {
@@ -4659,12 +4673,8 @@ func (x *SMPFormatDirected) marshal(b []byte) {
 	binary.BigEndian.PutUint16(b[32:], uint16(x.DrSLID))
 	binary.BigEndian.PutUint16(b[34:], uint16(x.DrDLID))
 	copy(b[64:128], x.Data[:])
-	for i := range x.InitialPath {
-		b[128+1*i] = uint8(x.InitialPath[i])
-	}
-	for i := range x.ReturnPath {
-		b[192+1*i] = uint8(x.ReturnPath[i])
-	}
+	copy(b[128:192], x.InitialPath[:])
+	copy(b[192:256], x.ReturnPath[:])
 }
 
 // Unmarshal decodes SNMPFormat from the first 256 bytes of b; a shorter b is a
@@ -4735,18 +4745,14 @@ func (*ServiceAssociationRecord) Desc() *Struct { return &descServiceAssociation
 func (x *ServiceAssociationRecord) unmarshal(b []byte) {
 	_ = b[79]
 	copy(x.ServiceKey[:], b[0:16])
-	for i := range x.ServiceName {
-		x.ServiceName[i] = b[16+1*i]
-	}
+	copy(x.ServiceName[:], b[16:80])
 }
 
 func (x *ServiceAssociationRecord) marshal(b []byte) {
 	_ = b[79]
 	clear(b[:80])
 	copy(b[0:16], x.ServiceKey[:])
-	for i := range x.ServiceName {
-		b[16+1*i] = uint8(x.ServiceName[i])
-	}
+	copy(b[16:80], x.ServiceName[:])
 }
 
 // Unmarshal decodes ServiceEntries from the first 192 bytes of b; a shorter b is a
@@ -4810,18 +4816,14 @@ func (*ServiceEntry) Desc() *Struct { return &descServiceEntry }
 
 func (x *ServiceEntry) unmarshal(b []byte) {
 	_ = b[47]
-	for i := range x.ServiceName {
-		x.ServiceName[i] = b[0+1*i]
-	}
+	copy(x.ServiceName[:], b[0:40])
 	x.ServiceID = binary.BigEndian.Uint64(b[40:])
 }
 
 func (x *ServiceEntry) marshal(b []byte) {
 	_ = b[47]
 	clear(b[:48])
-	for i := range x.ServiceName {
-		b[0+1*i] = uint8(x.ServiceName[i])
-	}
+	copy(b[0:40], x.ServiceName[:])
 	binary.BigEndian.PutUint64(b[40:], uint64(x.ServiceID))
 }
 
@@ -4854,12 +4856,8 @@ func (x *ServiceRecord) unmarshal(b []byte) {
 	x.ServicePKey = binary.BigEndian.Uint16(b[24:])
 	x.ServiceLease = binary.BigEndian.Uint32(b[28:])
 	copy(x.ServiceKey[:], b[32:48])
-	for i := range x.ServiceName {
-		x.ServiceName[i] = b[48+1*i]
-	}
-	for i := range x.ServiceData8 {
-		x.ServiceData8[i] = b[112+1*i]
-	}
+	copy(x.ServiceName[:], b[48:112])
+	copy(x.ServiceData8[:], b[112:128])
 	for i := range x.ServiceData16 {
 		x.ServiceData16[i] = binary.BigEndian.Uint16(b[128+2*i:])
 	}
@@ -4879,12 +4877,8 @@ func (x *ServiceRecord) marshal(b []byte) {
 	binary.BigEndian.PutUint16(b[24:], uint16(x.ServicePKey))
 	binary.BigEndian.PutUint32(b[28:], uint32(x.ServiceLease))
 	copy(b[32:48], x.ServiceKey[:])
-	for i := range x.ServiceName {
-		b[48+1*i] = uint8(x.ServiceName[i])
-	}
-	for i := range x.ServiceData8 {
-		b[112+1*i] = uint8(x.ServiceData8[i])
-	}
+	copy(b[48:112], x.ServiceName[:])
+	copy(b[112:128], x.ServiceData8[:])
 	for i := range x.ServiceData16 {
 		binary.BigEndian.PutUint16(b[128+2*i:], uint16(x.ServiceData16[i]))
 	}

@@ -10,6 +10,7 @@ var descCMAPR = Struct{
 	Name:      "CMAPR",
 	Section:   "12.8.2",
 	Size:      232,
+	New:       func() Attribute { return new(CMAPR) },
 	HasAttrID: true,
 	AttrID:    0x001a,
 	Methods:   []string{"CommMgtSend"},
@@ -28,6 +29,7 @@ var descCMDREP = Struct{
 	Name:      "CMDREP",
 	Section:   "12.6.11",
 	Size:      232,
+	New:       func() Attribute { return new(CMDREP) },
 	HasAttrID: true,
 	AttrID:    0x0016,
 	Methods:   []string{"CommMgtSend"},
@@ -42,6 +44,7 @@ var descCMDREQ = Struct{
 	Name:      "CMDREQ",
 	Section:   "12.6.10",
 	Size:      232,
+	New:       func() Attribute { return new(CMDREQ) },
 	HasAttrID: true,
 	AttrID:    0x0015,
 	Methods:   []string{"CommMgtSend"},
@@ -58,6 +61,7 @@ var descCMFormat = Struct{
 	Name:    "CMFormat",
 	Section: "16.7.1",
 	Size:    256,
+	New:     func() Attribute { return new(CMFormat) },
 	Format:  &FormatID{Class: 0x07, Version: 2},
 	Fields: []Field{
 		{Name: "MADHeader", GoName: "MADHeader", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeader},
@@ -69,6 +73,7 @@ var descCMLAP = Struct{
 	Name:      "CMLAP",
 	Section:   "12.8.1",
 	Size:      232,
+	New:       func() Attribute { return new(CMLAP) },
 	HasAttrID: true,
 	AttrID:    0x0019,
 	Methods:   []string{"CommMgtSend"},
@@ -103,6 +108,7 @@ var descCMMRA = Struct{
 	Name:      "CMMRA",
 	Section:   "12.6.6",
 	Size:      232,
+	New:       func() Attribute { return new(CMMRA) },
 	HasAttrID: true,
 	AttrID:    0x0011,
 	Methods:   []string{"CommMgtSend"},
@@ -122,6 +128,7 @@ var descCMPath = Struct{
 	Name:    "CMPath",
 	Section: "12.6",
 	Size:    44,
+	New:     func() Attribute { return new(CMPath) },
 	Fields: []Field{
 		{Name: "SLID", GoName: "SLID", Off: 0, Bits: 16, Count: 1, Kind: KindUint},
 		{Name: "DLID", GoName: "DLID", Off: 16, Bits: 16, Count: 1, Kind: KindUint},
@@ -145,6 +152,7 @@ var descCMREJ = Struct{
 	Name:      "CMREJ",
 	Section:   "12.6.7",
 	Size:      232,
+	New:       func() Attribute { return new(CMREJ) },
 	HasAttrID: true,
 	AttrID:    0x0012,
 	Methods:   []string{"CommMgtSend"},
@@ -165,6 +173,7 @@ var descCMREP = Struct{
 	Name:      "CMREP",
 	Section:   "12.6.8",
 	Size:      232,
+	New:       func() Attribute { return new(CMREP) },
 	HasAttrID: true,
 	AttrID:    0x0013,
 	Methods:   []string{"CommMgtSend"},
@@ -194,6 +203,7 @@ var descCMREQ = Struct{
 	Name:      "CMREQ",
 	Section:   "12.6.5",
 	Size:      232,
+	New:       func() Attribute { return new(CMREQ) },
 	HasAttrID: true,
 	AttrID:    0x0010,
 	Methods:   []string{"CommMgtSend"},
@@ -231,6 +241,7 @@ var descCMRTU = Struct{
 	Name:      "CMRTU",
 	Section:   "12.6.9",
 	Size:      232,
+	New:       func() Attribute { return new(CMRTU) },
 	HasAttrID: true,
 	AttrID:    0x0014,
 	Methods:   []string{"CommMgtSend"},
@@ -245,6 +256,7 @@ var descCMSIDR_REP = Struct{
 	Name:      "CMSIDR_REP",
 	Section:   "12.11.2",
 	Size:      232,
+	New:       func() Attribute { return new(CMSIDR_REP) },
 	HasAttrID: true,
 	AttrID:    0x0018,
 	Methods:   []string{"CommMgtSend"},
@@ -263,6 +275,7 @@ var descCMSIDR_REQ = Struct{
 	Name:      "CMSIDR_REQ",
 	Section:   "12.11.1",
 	Size:      232,
+	New:       func() Attribute { return new(CMSIDR_REQ) },
 	HasAttrID: true,
 	AttrID:    0x0017,
 	Methods:   []string{"CommMgtSend"},
@@ -278,6 +291,7 @@ var descClassPortInfo = Struct{
 	Name:      "ClassPortInfo",
 	Section:   "13.4.8.1",
 	Size:      72,
+	New:       func() Attribute { return new(ClassPortInfo) },
 	Aliases:   []string{"MADClassPortInfo"},
 	HasAttrID: true,
 	AttrID:    0x0001,
@@ -314,6 +328,7 @@ var descCommunityInfo = Struct{
 	Name:      "CommunityInfo",
 	Section:   "16.4.3.2",
 	Size:      64,
+	New:       func() Attribute { return new(CommunityInfo) },
 	Aliases:   []string{"SNMPCommunityInfo"},
 	HasAttrID: true,
 	AttrID:    0x0010,
@@ -327,6 +342,7 @@ var descDMFormat = Struct{
 	Name:    "DMFormat",
 	Section: "16.3.1",
 	Size:    256,
+	New:     func() Attribute { return new(DMFormat) },
 	Format:  &FormatID{Class: 0x06, Version: 1},
 	Fields: []Field{
 		{Name: "MADHeader", GoName: "MADHeader", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeader},
@@ -339,6 +355,7 @@ var descDiagCode = Struct{
 	Name:      "DiagCode",
 	Section:   "16.3.3.10",
 	Size:      4,
+	New:       func() Attribute { return new(DiagCode) },
 	Aliases:   []string{"DMDiagCode"},
 	HasAttrID: true,
 	AttrID:    0x0024,
@@ -353,6 +370,7 @@ var descDiagnosticTimeout = Struct{
 	Name:      "DiagnosticTimeout",
 	Section:   "16.3.3.6",
 	Size:      4,
+	New:       func() Attribute { return new(DiagnosticTimeout) },
 	Aliases:   []string{"DMDiagnosticTimeout"},
 	HasAttrID: true,
 	AttrID:    0x0020,
@@ -366,6 +384,7 @@ var descGUIDInfo = Struct{
 	Name:      "GUIDInfo",
 	Section:   "14.2.5.5",
 	Size:      64,
+	New:       func() Attribute { return new(GUIDInfo) },
 	Aliases:   []string{"SMPGUIDInfo"},
 	HasAttrID: true,
 	AttrID:    0x0014,
@@ -379,6 +398,7 @@ var descGUIDInfoRecord = Struct{
 	Name:      "GUIDInfoRecord",
 	Section:   "15.2.5.18",
 	Size:      72,
+	New:       func() Attribute { return new(GUIDInfoRecord) },
 	Aliases:   []string{"SAGUIDInfoRecord"},
 	HasAttrID: true,
 	AttrID:    0x0030,
@@ -397,6 +417,7 @@ var descHdrAETH = Struct{
 	Name:    "HdrAETH",
 	Section: "9.3.5",
 	Size:    4,
+	New:     func() Attribute { return new(HdrAETH) },
 	Fields: []Field{
 		{Name: "syndrome", GoName: "Syndrome", Off: 0, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "MSN", GoName: "MSN", Off: 8, Bits: 24, Count: 1, Kind: KindUint},
@@ -407,6 +428,7 @@ var descHdrAtomicAckETH = Struct{
 	Name:    "HdrAtomicAckETH",
 	Section: "9.5.3",
 	Size:    8,
+	New:     func() Attribute { return new(HdrAtomicAckETH) },
 	Fields: []Field{
 		{Name: "origRData", GoName: "OrigRData", Off: 0, Bits: 64, Count: 1, Kind: KindUint},
 	},
@@ -416,6 +438,7 @@ var descHdrAtomicETH = Struct{
 	Name:    "HdrAtomicETH",
 	Section: "9.3.4",
 	Size:    28,
+	New:     func() Attribute { return new(HdrAtomicETH) },
 	Fields: []Field{
 		{Name: "VA", GoName: "VA", Off: 0, Bits: 64, Count: 1, Kind: KindUint},
 		{Name: "RKey", GoName: "RKey", Off: 64, Bits: 32, Count: 1, Kind: KindUint},
@@ -428,6 +451,7 @@ var descHdrBTH = Struct{
 	Name:    "HdrBTH",
 	Section: "9.2",
 	Size:    12,
+	New:     func() Attribute { return new(HdrBTH) },
 	Fields: []Field{
 		{Name: "service", GoName: "Service", Off: 0, Bits: 3, Count: 1, Kind: KindUint},
 		{Name: "function", GoName: "Function", Off: 3, Bits: 5, Count: 1, Kind: KindUint},
@@ -448,6 +472,7 @@ var descHdrDETH = Struct{
 	Name:    "HdrDETH",
 	Section: "9.3.2",
 	Size:    8,
+	New:     func() Attribute { return new(HdrDETH) },
 	Fields: []Field{
 		{Name: "QKey", GoName: "QKey", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_32", GoName: "_", Off: 32, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
@@ -459,6 +484,7 @@ var descHdrFlowControl = Struct{
 	Name:    "HdrFlowControl",
 	Section: "7.9.4",
 	Size:    4,
+	New:     func() Attribute { return new(HdrFlowControl) },
 	Fields: []Field{
 		{Name: "op", GoName: "Op", Off: 0, Bits: 4, Count: 1, Kind: KindUint},
 		{Name: "FCTBS", GoName: "FCTBS", Off: 4, Bits: 12, Count: 1, Kind: KindUint},
@@ -471,6 +497,7 @@ var descHdrGRH = Struct{
 	Name:    "HdrGRH",
 	Section: "8.3",
 	Size:    40,
+	New:     func() Attribute { return new(HdrGRH) },
 	Fields: []Field{
 		{Name: "IPVer", GoName: "IPVer", Off: 0, Bits: 4, Count: 1, Kind: KindUint},
 		{Name: "TClass", GoName: "TClass", Off: 4, Bits: 8, Count: 1, Kind: KindUint},
@@ -487,6 +514,7 @@ var descHdrIETH = Struct{
 	Name:    "HdrIETH",
 	Section: "9.3.7",
 	Size:    4,
+	New:     func() Attribute { return new(HdrIETH) },
 	Fields: []Field{
 		{Name: "RKey", GoName: "RKey", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
 	},
@@ -496,6 +524,7 @@ var descHdrImmDt = Struct{
 	Name:    "HdrImmDt",
 	Section: "9.3.6",
 	Size:    4,
+	New:     func() Attribute { return new(HdrImmDt) },
 	Fields: []Field{
 		{Name: "immediateData", GoName: "ImmediateData", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
 	},
@@ -505,6 +534,7 @@ var descHdrLRH = Struct{
 	Name:    "HdrLRH",
 	Section: "7.7",
 	Size:    8,
+	New:     func() Attribute { return new(HdrLRH) },
 	Fields: []Field{
 		{Name: "VL", GoName: "VL", Off: 0, Bits: 4, Count: 1, Kind: KindUint},
 		{Name: "LVer", GoName: "LVer", Off: 4, Bits: 4, Count: 1, Kind: KindUint},
@@ -522,6 +552,7 @@ var descHdrRDETH = Struct{
 	Name:    "HdrRDETH",
 	Section: "9.3.1",
 	Size:    4,
+	New:     func() Attribute { return new(HdrRDETH) },
 	Fields: []Field{
 		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "EEC", GoName: "EEC", Off: 8, Bits: 24, Count: 1, Kind: KindUint},
@@ -532,6 +563,7 @@ var descHdrRETH = Struct{
 	Name:    "HdrRETH",
 	Section: "9.3.3",
 	Size:    16,
+	New:     func() Attribute { return new(HdrRETH) },
 	Fields: []Field{
 		{Name: "VA", GoName: "VA", Off: 0, Bits: 64, Count: 1, Kind: KindUint},
 		{Name: "RKey", GoName: "RKey", Off: 64, Bits: 32, Count: 1, Kind: KindUint},
@@ -543,6 +575,7 @@ var descHdrRWH = Struct{
 	Name:    "HdrRWH",
 	Section: "5.3",
 	Size:    4,
+	New:     func() Attribute { return new(HdrRWH) },
 	Fields: []Field{
 		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "etherType", GoName: "EtherType", Off: 16, Bits: 16, Count: 1, Kind: KindUint},
@@ -553,6 +586,7 @@ var descIOControllerProfile = Struct{
 	Name:      "IOControllerProfile",
 	Section:   "16.3.3.4",
 	Size:      128,
+	New:       func() Attribute { return new(IOControllerProfile) },
 	Aliases:   []string{"DMIOControllerProfile"},
 	HasAttrID: true,
 	AttrID:    0x0011,
@@ -591,6 +625,7 @@ var descIOUnitInfo = Struct{
 	Name:      "IOUnitInfo",
 	Section:   "16.3.3.3",
 	Size:      132,
+	New:       func() Attribute { return new(IOUnitInfo) },
 	Aliases:   []string{"DMIOUnitInfo"},
 	HasAttrID: true,
 	AttrID:    0x0010,
@@ -609,6 +644,7 @@ var descInformInfo = Struct{
 	Name:      "InformInfo",
 	Section:   "13.4.8.3",
 	Size:      36,
+	New:       func() Attribute { return new(InformInfo) },
 	Aliases:   []string{"MADInformInfo"},
 	HasAttrID: true,
 	AttrID:    0x0003,
@@ -635,6 +671,7 @@ var descInformInfoRecord = Struct{
 	Name:      "InformInfoRecord",
 	Section:   "15.2.5.12",
 	Size:      80,
+	New:       func() Attribute { return new(InformInfoRecord) },
 	Aliases:   []string{"SAInformInfoRecord"},
 	HasAttrID: true,
 	AttrID:    0x00f3,
@@ -654,6 +691,7 @@ var descLIDPortBlock = Struct{
 	Name:    "LIDPortBlock",
 	Section: "14.2.5.11",
 	Size:    4,
+	New:     func() Attribute { return new(LIDPortBlock) },
 	Aliases: []string{"SMPLIDPortBlock"},
 	Fields: []Field{
 		{Name: "LID", GoName: "LID", Off: 0, Bits: 16, Count: 1, Kind: KindUint},
@@ -668,6 +706,7 @@ var descLedInfo = Struct{
 	Name:      "LedInfo",
 	Section:   "14.2.5.15",
 	Size:      4,
+	New:       func() Attribute { return new(LedInfo) },
 	Aliases:   []string{"SMPLedInfo"},
 	HasAttrID: true,
 	AttrID:    0x0031,
@@ -682,6 +721,7 @@ var descLinearForwardingTable = Struct{
 	Name:      "LinearForwardingTable",
 	Section:   "14.2.5.10",
 	Size:      64,
+	New:       func() Attribute { return new(LinearForwardingTable) },
 	Aliases:   []string{"SMPLinearForwardingTable"},
 	HasAttrID: true,
 	AttrID:    0x0019,
@@ -695,6 +735,7 @@ var descLinearForwardingTableRecord = Struct{
 	Name:      "LinearForwardingTableRecord",
 	Section:   "15.2.5.6",
 	Size:      72,
+	New:       func() Attribute { return new(LinearForwardingTableRecord) },
 	Aliases:   []string{"SALinearForwardingTableRecord"},
 	HasAttrID: true,
 	AttrID:    0x0015,
@@ -712,6 +753,7 @@ var descLinkRecord = Struct{
 	Name:      "LinkRecord",
 	Section:   "15.2.5.13",
 	Size:      8,
+	New:       func() Attribute { return new(LinkRecord) },
 	Aliases:   []string{"SALinkRecord"},
 	HasAttrID: true,
 	AttrID:    0x0020,
@@ -730,6 +772,7 @@ var descMADHeader = Struct{
 	Name:    "MADHeader",
 	Section: "13.4.3",
 	Size:    24,
+	New:     func() Attribute { return new(MADHeader) },
 	Fields: []Field{
 		{Name: "baseVersion", GoName: "BaseVersion", Off: 0, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "mgmtClass", GoName: "MgmtClass", Off: 8, Bits: 8, Count: 1, Kind: KindUint},
@@ -748,6 +791,7 @@ var descMADHeaderDirected = Struct{
 	Name:    "MADHeaderDirected",
 	Section: "13.4.3",
 	Size:    24,
+	New:     func() Attribute { return new(MADHeaderDirected) },
 	Fields: []Field{
 		{Name: "baseVersion", GoName: "BaseVersion", Off: 0, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "mgmtClass", GoName: "MgmtClass", Off: 8, Bits: 8, Count: 1, Kind: KindUint},
@@ -768,6 +812,7 @@ var descMCMemberRecord = Struct{
 	Name:      "MCMemberRecord",
 	Section:   "15.2.5.17",
 	Size:      52,
+	New:       func() Attribute { return new(MCMemberRecord) },
 	Aliases:   []string{"SAMCMemberRecord"},
 	HasAttrID: true,
 	AttrID:    0x0038,
@@ -796,10 +841,33 @@ var descMCMemberRecord = Struct{
 	CompMask: []string{"MGID", "portGID", "QKey", "MLID", "MTUSelector", "MTU", "TClass", "PKey", "rateSelector", "rate", "packetLifeTimeSelector", "packetLifeTime", "SL", "flowLabel", "hopLimit", "scope", "joinState", "proxyJoin", "reserved_393"},
 }
 
+var descMlnxExtPortInfo = Struct{
+	Name:      "MlnxExtPortInfo",
+	Section:   "",
+	Size:      64,
+	New:       func() Attribute { return new(MlnxExtPortInfo) },
+	Aliases:   []string{"SMPMlnxExtPortInfo", "MlnxExtendedPortInfo"},
+	HasAttrID: true,
+	AttrID:    0xff90,
+	Methods:   []string{"SubnGet", "SubnSet"},
+	Fields: []Field{
+		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 24, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "stateChangeEnable", GoName: "StateChangeEnable", Off: 24, Bits: 8, Count: 1, Kind: KindUint, Label: "StateChangeEnable", Hint: HintHex},
+		{Name: "reserved_32", GoName: "_", Off: 32, Bits: 24, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "linkSpeedSupported", GoName: "LinkSpeedSupported", Off: 56, Bits: 8, Count: 1, Kind: KindUint, Label: "LinkSpeedSupported", Hint: HintHex},
+		{Name: "reserved_64", GoName: "_", Off: 64, Bits: 24, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "linkSpeedEnabled", GoName: "LinkSpeedEnabled", Off: 88, Bits: 8, Count: 1, Kind: KindUint, Label: "LinkSpeedEnabled", Hint: HintHex},
+		{Name: "reserved_96", GoName: "_", Off: 96, Bits: 24, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "linkSpeedActive", GoName: "LinkSpeedActive", Off: 120, Bits: 8, Count: 1, Kind: KindUint, Label: "LinkSpeedActive", Hint: HintHex},
+		{Name: "reserved_128", GoName: "_", Off: 128, Bits: 8, Count: 48, Kind: KindBytes, Reserved: true, Array: true},
+	},
+}
+
 var descMultiPathRecord = Struct{
 	Name:      "MultiPathRecord",
 	Section:   "15.2.5.20",
 	Size:      40,
+	New:       func() Attribute { return new(MultiPathRecord) },
 	Aliases:   []string{"SAMultiPathRecord"},
 	HasAttrID: true,
 	AttrID:    0x003a,
@@ -837,6 +905,7 @@ var descMulticastForwardingTable = Struct{
 	Name:      "MulticastForwardingTable",
 	Section:   "14.2.5.12",
 	Size:      64,
+	New:       func() Attribute { return new(MulticastForwardingTable) },
 	Aliases:   []string{"SMPMulticastForwardingTable"},
 	HasAttrID: true,
 	AttrID:    0x001b,
@@ -850,6 +919,7 @@ var descMulticastForwardingTableRecord = Struct{
 	Name:      "MulticastForwardingTableRecord",
 	Section:   "15.2.5.8",
 	Size:      72,
+	New:       func() Attribute { return new(MulticastForwardingTableRecord) },
 	Aliases:   []string{"SAMulticastForwardingTableRecord"},
 	HasAttrID: true,
 	AttrID:    0x0017,
@@ -869,6 +939,7 @@ var descNodeDescription = Struct{
 	Name:      "NodeDescription",
 	Section:   "14.2.5.2",
 	Size:      64,
+	New:       func() Attribute { return new(NodeDescription) },
 	Aliases:   []string{"SMPNodeDescription"},
 	HasAttrID: true,
 	AttrID:    0x0010,
@@ -882,6 +953,7 @@ var descNodeInfo = Struct{
 	Name:      "NodeInfo",
 	Section:   "14.2.5.3",
 	Size:      40,
+	New:       func() Attribute { return new(NodeInfo) },
 	Aliases:   []string{"SMPNodeInfo"},
 	HasAttrID: true,
 	AttrID:    0x0011,
@@ -889,7 +961,7 @@ var descNodeInfo = Struct{
 	Fields: []Field{
 		{Name: "baseVersion", GoName: "BaseVersion", Off: 0, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "classVersion", GoName: "ClassVersion", Off: 8, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "nodeType", GoName: "NodeType", Off: 16, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "nodeType", GoName: "NodeType", Off: 16, Bits: 8, Count: 1, Kind: KindUint, Enum: enumNodeType},
 		{Name: "numPorts", GoName: "NumPorts", Off: 24, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "systemImageGUID", GoName: "SystemImageGUID", Off: 32, Bits: 64, Count: 1, Kind: KindUint},
 		{Name: "nodeGUID", GoName: "NodeGUID", Off: 96, Bits: 64, Count: 1, Kind: KindUint},
@@ -906,6 +978,7 @@ var descNodeRecord = Struct{
 	Name:      "NodeRecord",
 	Section:   "15.2.5.2",
 	Size:      108,
+	New:       func() Attribute { return new(NodeRecord) },
 	Aliases:   []string{"SANodeRecord"},
 	HasAttrID: true,
 	AttrID:    0x0011,
@@ -922,28 +995,31 @@ var descNodeRecord = Struct{
 var descNotice = Struct{
 	Name:      "Notice",
 	Section:   "13.4.8.2",
-	Size:      64,
-	Aliases:   []string{"SMPNoticeTrap"},
+	Size:      80,
+	New:       func() Attribute { return new(Notice) },
+	Aliases:   []string{"SMPNoticeTrap", "MADNotice"},
 	HasAttrID: true,
 	AttrID:    0x0002,
-	Methods:   []string{"SubnTrap", "SubnTrapRepress"},
+	Methods:   []string{"SubnTrap", "SubnTrapRepress", "SubnAdmReport"},
 	Fields: []Field{
 		{Name: "isGeneric", GoName: "IsGeneric", Off: 0, Bits: 1, Count: 1, Kind: KindUint},
-		{Name: "noticeType", GoName: "NoticeType", Off: 1, Bits: 7, Count: 1, Kind: KindUint},
-		{Name: "nodeType", GoName: "NodeType", Off: 8, Bits: 24, Count: 1, Kind: KindUint},
+		{Name: "noticeType", GoName: "Type", Off: 1, Bits: 7, Count: 1, Kind: KindUint},
+		{Name: "nodeType", GoName: "ProducerTypeVendor", Off: 8, Bits: 24, Count: 1, Kind: KindUint},
 		{Name: "trapNumber", GoName: "TrapNumber", Off: 32, Bits: 16, Count: 1, Kind: KindUint},
 		{Name: "issuerLID", GoName: "IssuerLID", Off: 48, Bits: 16, Count: 1, Kind: KindUint},
 		{Name: "noticeToggle", GoName: "NoticeToggle", Off: 64, Bits: 1, Count: 1, Kind: KindUint},
 		{Name: "noticeCount", GoName: "NoticeCount", Off: 65, Bits: 15, Count: 1, Kind: KindUint},
-		{Name: "dataDetails", GoName: "DataDetails", Off: 80, Bits: 16, Count: 1, Kind: KindUint},
-		{Name: "dataDetails2", GoName: "DataDetails2", Off: 96, Bits: 16, Count: 26, Kind: KindUint, Array: true},
+		{Name: "dataDetails", GoName: "DataDetails", Off: 80, Bits: 8, Count: 54, Kind: KindBytes, Array: true},
+		{Name: "issuerGID", GoName: "IssuerGID", Off: 512, Bits: 128, Count: 1, Kind: KindGID},
 	},
+	CompMask: []string{"isGeneric", "noticeType", "nodeType", "trapNumber", "issuerLID", "noticeToggle", "noticeCount", "dataDetails", "issuerGID"},
 }
 
 var descNoticeTrap128 = Struct{
 	Name:    "NoticeTrap128",
 	Section: "14.2.5.1",
 	Size:    54,
+	New:     func() Attribute { return new(NoticeTrap128) },
 	Aliases: []string{"MADNoticeTrap128"},
 	Fields: []Field{
 		{Name: "lidAddr", GoName: "LidAddr", Off: 0, Bits: 16, Count: 1, Kind: KindUint},
@@ -955,6 +1031,7 @@ var descNoticeTrap129 = Struct{
 	Name:    "NoticeTrap129",
 	Section: "14.2.5.1",
 	Size:    54,
+	New:     func() Attribute { return new(NoticeTrap129) },
 	Aliases: []string{"MADNoticeTrap129", "NoticeTrap130", "NoticeTrap131"},
 	Fields: []Field{
 		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
@@ -969,6 +1046,7 @@ var descNoticeTrap144 = Struct{
 	Name:    "NoticeTrap144",
 	Section: "14.2.5.1",
 	Size:    54,
+	New:     func() Attribute { return new(NoticeTrap144) },
 	Aliases: []string{"MADNoticeTrap144"},
 	Fields: []Field{
 		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
@@ -992,6 +1070,7 @@ var descNoticeTrap145 = Struct{
 	Name:    "NoticeTrap145",
 	Section: "14.2.5.1",
 	Size:    54,
+	New:     func() Attribute { return new(NoticeTrap145) },
 	Aliases: []string{"MADNoticeTrap145"},
 	Fields: []Field{
 		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
@@ -1006,6 +1085,7 @@ var descNoticeTrap256 = Struct{
 	Name:    "NoticeTrap256",
 	Section: "14.2.5.1",
 	Size:    54,
+	New:     func() Attribute { return new(NoticeTrap256) },
 	Aliases: []string{"MADNoticeTrap256"},
 	Fields: []Field{
 		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
@@ -1020,36 +1100,7 @@ var descNoticeTrap256 = Struct{
 		{Name: "drNotice", GoName: "DrNotice", Off: 184, Bits: 1, Count: 1, Kind: KindUint},
 		{Name: "drPathTruncated", GoName: "DrPathTruncated", Off: 185, Bits: 1, Count: 1, Kind: KindUint},
 		{Name: "drHopCount", GoName: "DrHopCount", Off: 186, Bits: 6, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath0", GoName: "DrNoticeReturnPath0", Off: 192, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath1", GoName: "DrNoticeReturnPath1", Off: 200, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath2", GoName: "DrNoticeReturnPath2", Off: 208, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath3", GoName: "DrNoticeReturnPath3", Off: 216, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath4", GoName: "DrNoticeReturnPath4", Off: 224, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath5", GoName: "DrNoticeReturnPath5", Off: 232, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath6", GoName: "DrNoticeReturnPath6", Off: 240, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath7", GoName: "DrNoticeReturnPath7", Off: 248, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath8", GoName: "DrNoticeReturnPath8", Off: 256, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath9", GoName: "DrNoticeReturnPath9", Off: 264, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath10", GoName: "DrNoticeReturnPath10", Off: 272, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath11", GoName: "DrNoticeReturnPath11", Off: 280, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath12", GoName: "DrNoticeReturnPath12", Off: 288, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath13", GoName: "DrNoticeReturnPath13", Off: 296, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath14", GoName: "DrNoticeReturnPath14", Off: 304, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath15", GoName: "DrNoticeReturnPath15", Off: 312, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath16", GoName: "DrNoticeReturnPath16", Off: 320, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath17", GoName: "DrNoticeReturnPath17", Off: 328, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath18", GoName: "DrNoticeReturnPath18", Off: 336, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath19", GoName: "DrNoticeReturnPath19", Off: 344, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath20", GoName: "DrNoticeReturnPath20", Off: 352, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath21", GoName: "DrNoticeReturnPath21", Off: 360, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath22", GoName: "DrNoticeReturnPath22", Off: 368, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath23", GoName: "DrNoticeReturnPath23", Off: 376, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath24", GoName: "DrNoticeReturnPath24", Off: 384, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath25", GoName: "DrNoticeReturnPath25", Off: 392, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath26", GoName: "DrNoticeReturnPath26", Off: 400, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath27", GoName: "DrNoticeReturnPath27", Off: 408, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath28", GoName: "DrNoticeReturnPath28", Off: 416, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "drNoticeReturnPath29", GoName: "DrNoticeReturnPath29", Off: 424, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "drNoticeReturnPath", GoName: "DrNoticeReturnPath", Off: 192, Bits: 8, Count: 30, Kind: KindUint, Array: true},
 	},
 }
 
@@ -1057,6 +1108,7 @@ var descNoticeTrap257 = Struct{
 	Name:    "NoticeTrap257",
 	Section: "14.2.5.1",
 	Size:    54,
+	New:     func() Attribute { return new(NoticeTrap257) },
 	Aliases: []string{"MADNoticeTrap257", "NoticeTrap258"},
 	Fields: []Field{
 		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
@@ -1078,6 +1130,7 @@ var descNoticeTrap259 = Struct{
 	Name:    "NoticeTrap259",
 	Section: "14.2.5.1",
 	Size:    54,
+	New:     func() Attribute { return new(NoticeTrap259) },
 	Aliases: []string{"MADNoticeTrap259"},
 	Fields: []Field{
 		{Name: "dataValid", GoName: "DataValid", Off: 0, Bits: 16, Count: 1, Kind: KindUint},
@@ -1101,6 +1154,7 @@ var descNoticeTrap64 = Struct{
 	Name:    "NoticeTrap64",
 	Section: "14.2.5.1",
 	Size:    54,
+	New:     func() Attribute { return new(NoticeTrap64) },
 	Aliases: []string{"MADNoticeTrap64", "NoticeTrap65", "NoticeTrap66", "NoticeTrap67"},
 	Fields: []Field{
 		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
@@ -1114,6 +1168,7 @@ var descPDUInfo = Struct{
 	Name:      "PDUInfo",
 	Section:   "16.4.3.3",
 	Size:      192,
+	New:       func() Attribute { return new(PDUInfo) },
 	Aliases:   []string{"SNMPPDUInfo"},
 	HasAttrID: true,
 	AttrID:    0x0011,
@@ -1127,6 +1182,7 @@ var descPKeyTable = Struct{
 	Name:      "PKeyTable",
 	Section:   "14.2.5.7",
 	Size:      64,
+	New:       func() Attribute { return new(PKeyTable) },
 	Aliases:   []string{"SMPPKeyTable"},
 	HasAttrID: true,
 	AttrID:    0x0016,
@@ -1140,6 +1196,7 @@ var descPKeyTableRecord = Struct{
 	Name:      "PKeyTableRecord",
 	Section:   "15.2.5.11",
 	Size:      72,
+	New:       func() Attribute { return new(PKeyTableRecord) },
 	Aliases:   []string{"SAPKeyTableRecord"},
 	HasAttrID: true,
 	AttrID:    0x0033,
@@ -1158,6 +1215,7 @@ var descPMFormat = Struct{
 	Name:    "PMFormat",
 	Section: "16.1.1",
 	Size:    256,
+	New:     func() Attribute { return new(PMFormat) },
 	Format:  &FormatID{Class: 0x04, Version: 1},
 	Fields: []Field{
 		{Name: "MADHeader", GoName: "MADHeader", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeader},
@@ -1170,6 +1228,7 @@ var descPathRecord = Struct{
 	Name:      "PathRecord",
 	Section:   "15.2.5.16",
 	Size:      64,
+	New:       func() Attribute { return new(PathRecord) },
 	Aliases:   []string{"SAPathRecord"},
 	HasAttrID: true,
 	AttrID:    0x0035,
@@ -1208,6 +1267,7 @@ var descPortCounters = Struct{
 	Name:      "PortCounters",
 	Section:   "16.1.3.5",
 	Size:      44,
+	New:       func() Attribute { return new(PortCounters) },
 	Aliases:   []string{"PMPortCounters"},
 	HasAttrID: true,
 	AttrID:    0x0012,
@@ -1242,6 +1302,7 @@ var descPortCountersExtended = Struct{
 	Name:      "PortCountersExtended",
 	Section:   "16.1.4.11",
 	Size:      72,
+	New:       func() Attribute { return new(PortCountersExtended) },
 	Aliases:   []string{"PMPortCountersExt"},
 	HasAttrID: true,
 	AttrID:    0x001d,
@@ -1266,6 +1327,7 @@ var descPortFlowCtlCounters = Struct{
 	Name:      "PortFlowCtlCounters",
 	Section:   "16.1.4.4",
 	Size:      12,
+	New:       func() Attribute { return new(PortFlowCtlCounters) },
 	Aliases:   []string{"PMPortFlowCtlCounters"},
 	HasAttrID: true,
 	AttrID:    0x0018,
@@ -1283,6 +1345,7 @@ var descPortInfo = Struct{
 	Name:      "PortInfo",
 	Section:   "14.2.5.6",
 	Size:      64,
+	New:       func() Attribute { return new(PortInfo) },
 	Aliases:   []string{"SMPPortInfo"},
 	HasAttrID: true,
 	AttrID:    0x0015,
@@ -1300,15 +1363,15 @@ var descPortInfo = Struct{
 		{Name: "linkWidthSupported", GoName: "LinkWidthSupported", Off: 240, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "linkWidthActive", GoName: "LinkWidthActive", Off: 248, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "linkSpeedSupported", GoName: "LinkSpeedSupported", Off: 256, Bits: 4, Count: 1, Kind: KindUint},
-		{Name: "portState", GoName: "PortState", Off: 260, Bits: 4, Count: 1, Kind: KindUint},
-		{Name: "portPhysicalState", GoName: "PortPhysicalState", Off: 264, Bits: 4, Count: 1, Kind: KindUint},
+		{Name: "portState", GoName: "PortState", Off: 260, Bits: 4, Count: 1, Kind: KindUint, Enum: enumPortState},
+		{Name: "portPhysicalState", GoName: "PortPhysicalState", Off: 264, Bits: 4, Count: 1, Kind: KindUint, Enum: enumPhysPortState},
 		{Name: "linkDownDefaultState", GoName: "LinkDownDefaultState", Off: 268, Bits: 4, Count: 1, Kind: KindUint},
 		{Name: "MKeyProtectBits", GoName: "MKeyProtectBits", Off: 272, Bits: 2, Count: 1, Kind: KindUint},
 		{Name: "reserved_274", GoName: "_", Off: 274, Bits: 3, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "LMC", GoName: "LMC", Off: 277, Bits: 3, Count: 1, Kind: KindUint},
 		{Name: "linkSpeedActive", GoName: "LinkSpeedActive", Off: 280, Bits: 4, Count: 1, Kind: KindUint},
 		{Name: "linkSpeedEnabled", GoName: "LinkSpeedEnabled", Off: 284, Bits: 4, Count: 1, Kind: KindUint},
-		{Name: "neighborMTU", GoName: "NeighborMTU", Off: 288, Bits: 4, Count: 1, Kind: KindUint},
+		{Name: "neighborMTU", GoName: "NeighborMTU", Off: 288, Bits: 4, Count: 1, Kind: KindUint, Enum: enumMTU},
 		{Name: "masterSMSL", GoName: "MasterSMSL", Off: 292, Bits: 4, Count: 1, Kind: KindUint},
 		{Name: "VLCap", GoName: "VLCap", Off: 296, Bits: 4, Count: 1, Kind: KindUint},
 		{Name: "initType", GoName: "InitType", Off: 300, Bits: 4, Count: 1, Kind: KindUint, Hint: HintHex},
@@ -1316,7 +1379,7 @@ var descPortInfo = Struct{
 		{Name: "VLArbitrationHighCap", GoName: "VLArbitrationHighCap", Off: 312, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "VLArbitrationLowCap", GoName: "VLArbitrationLowCap", Off: 320, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "initTypeReply", GoName: "InitTypeReply", Off: 328, Bits: 4, Count: 1, Kind: KindUint, Hint: HintHex},
-		{Name: "MTUCap", GoName: "MTUCap", Off: 332, Bits: 4, Count: 1, Kind: KindUint},
+		{Name: "MTUCap", GoName: "MTUCap", Off: 332, Bits: 4, Count: 1, Kind: KindUint, Enum: enumMTU},
 		{Name: "VLStallCount", GoName: "VLStallCount", Off: 336, Bits: 3, Count: 1, Kind: KindUint},
 		{Name: "HOQLife", GoName: "HOQLife", Off: 339, Bits: 5, Count: 1, Kind: KindUint},
 		{Name: "operationalVLs", GoName: "OperationalVLs", Off: 344, Bits: 4, Count: 1, Kind: KindUint},
@@ -1336,7 +1399,10 @@ var descPortInfo = Struct{
 		{Name: "localPhyErrors", GoName: "LocalPhyErrors", Off: 424, Bits: 4, Count: 1, Kind: KindUint},
 		{Name: "overrunErrors", GoName: "OverrunErrors", Off: 428, Bits: 4, Count: 1, Kind: KindUint},
 		{Name: "maxCreditHint", GoName: "MaxCreditHint", Off: 432, Bits: 16, Count: 1, Kind: KindUint},
-		{Name: "reserved_448", GoName: "_", Off: 448, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "reserved_448", GoName: "_", Off: 448, Bits: 1, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "linkSpeedExtActive2", GoName: "LinkSpeedExtActive2", Off: 449, Bits: 2, Count: 1, Kind: KindUint},
+		{Name: "linkSpeedExtSupported2", GoName: "LinkSpeedExtSupported2", Off: 451, Bits: 2, Count: 1, Kind: KindUint},
+		{Name: "linkSpeedExtEnabled2", GoName: "LinkSpeedExtEnabled2", Off: 453, Bits: 3, Count: 1, Kind: KindUint},
 		{Name: "linkRoundTripLatency", GoName: "LinkRoundTripLatency", Off: 456, Bits: 24, Count: 1, Kind: KindUint},
 		{Name: "capabilityMask2", GoName: "CapabilityMask2", Off: 480, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "linkSpeedExtActive", GoName: "LinkSpeedExtActive", Off: 496, Bits: 4, Count: 1, Kind: KindUint},
@@ -1346,10 +1412,35 @@ var descPortInfo = Struct{
 	},
 }
 
+var descPortInfoExtended = Struct{
+	Name:      "PortInfoExtended",
+	Section:   "1.3.1 14.2.5.21; HDR and NDR FEC fields as\ninfiniband-diags reads them",
+	Size:      64,
+	New:       func() Attribute { return new(PortInfoExtended) },
+	Aliases:   []string{"SMPPortInfoExtended"},
+	HasAttrID: true,
+	AttrID:    0x0033,
+	Methods:   []string{"SubnGet", "SubnSet"},
+	Fields: []Field{
+		{Name: "capabilityMask", GoName: "CapabilityMask", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Label: "CapMask", Hint: HintHex},
+		{Name: "FECModeActive", GoName: "FECModeActive", Off: 32, Bits: 16, Count: 1, Kind: KindUint, Label: "FECModeActive"},
+		{Name: "FDRFECModeSupported", GoName: "FDRFECModeSupported", Off: 48, Bits: 16, Count: 1, Kind: KindUint, Label: "FDRFECModeSupported", Hint: HintHex},
+		{Name: "FDRFECModeEnabled", GoName: "FDRFECModeEnabled", Off: 64, Bits: 16, Count: 1, Kind: KindUint, Label: "FDRFECModeEnabled", Hint: HintHex},
+		{Name: "EDRFECModeSupported", GoName: "EDRFECModeSupported", Off: 80, Bits: 16, Count: 1, Kind: KindUint, Label: "EDRFECModeSupported", Hint: HintHex},
+		{Name: "EDRFECModeEnabled", GoName: "EDRFECModeEnabled", Off: 96, Bits: 16, Count: 1, Kind: KindUint, Label: "EDRFECModeEnabled", Hint: HintHex},
+		{Name: "HDRFECModeSupported", GoName: "HDRFECModeSupported", Off: 112, Bits: 16, Count: 1, Kind: KindUint, Label: "HDRFECModeSupported", Hint: HintHex},
+		{Name: "HDRFECModeEnabled", GoName: "HDRFECModeEnabled", Off: 128, Bits: 16, Count: 1, Kind: KindUint, Label: "HDRFECModeEnabled", Hint: HintHex},
+		{Name: "NDRFECModeSupported", GoName: "NDRFECModeSupported", Off: 144, Bits: 16, Count: 1, Kind: KindUint, Label: "NDRFECModeSupported", Hint: HintHex},
+		{Name: "NDRFECModeEnabled", GoName: "NDRFECModeEnabled", Off: 160, Bits: 16, Count: 1, Kind: KindUint, Label: "NDRFECModeEnabled", Hint: HintHex},
+		{Name: "reserved_176", GoName: "_", Off: 176, Bits: 8, Count: 42, Kind: KindBytes, Reserved: true, Array: true},
+	},
+}
+
 var descPortInfoRecord = Struct{
 	Name:      "PortInfoRecord",
 	Section:   "15.2.5.3",
 	Size:      68,
+	New:       func() Attribute { return new(PortInfoRecord) },
 	Aliases:   []string{"SAPortInfoRecord"},
 	HasAttrID: true,
 	AttrID:    0x0012,
@@ -1360,13 +1451,14 @@ var descPortInfoRecord = Struct{
 		{Name: "reserved_24", GoName: "_", Off: 24, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "portInfo", GoName: "PortInfo", Off: 32, Bits: 512, Count: 1, Kind: KindStruct, Struct: &descPortInfo},
 	},
-	CompMask: []string{"endportLID", "portNum", "reserved_24", "portInfo.MKey", "portInfo.GIDPrefix", "portInfo.LID", "portInfo.masterSMLID", "portInfo.capabilityMask", "portInfo.diagCode", "portInfo.MKeyLeasePeriod", "portInfo.localPortNum", "portInfo.linkWidthEnabled", "portInfo.linkWidthSupported", "portInfo.linkWidthActive", "portInfo.linkSpeedSupported", "portInfo.portState", "portInfo.portPhysicalState", "portInfo.linkDownDefaultState", "portInfo.MKeyProtectBits", "portInfo.reserved_274", "portInfo.LMC", "portInfo.linkSpeedActive", "portInfo.linkSpeedEnabled", "portInfo.neighborMTU", "portInfo.masterSMSL", "portInfo.VLCap", "portInfo.initType", "portInfo.VLHighLimit", "portInfo.VLArbitrationHighCap", "portInfo.VLArbitrationLowCap", "portInfo.initTypeReply", "portInfo.MTUCap", "portInfo.VLStallCount", "portInfo.HOQLife", "portInfo.operationalVLs", "portInfo.partitionEnforcementInbound", "portInfo.partitionEnforcementOutbound", "portInfo.filterRawInbound", "portInfo.filterRawOutbound", "portInfo.MKeyViolations", "portInfo.PKeyViolations", "portInfo.QKeyViolations", "portInfo.GUIDCap", "portInfo.clientReregister", "portInfo.multicastPKeyTrapSuppressionEnabled", "portInfo.subnetTimeOut", "portInfo.reserved_416", "portInfo.respTimeValue", "portInfo.localPhyErrors", "portInfo.overrunErrors", "portInfo.maxCreditHint", "portInfo.reserved_448", "portInfo.linkRoundTripLatency", "portInfo.capabilityMask2", "portInfo.linkSpeedExtActive", "portInfo.linkSpeedExtSupported", "portInfo.reserved_504", "portInfo.linkSpeedExtEnabled"},
+	CompMask: []string{"endportLID", "portNum", "reserved_24", "portInfo.MKey", "portInfo.GIDPrefix", "portInfo.LID", "portInfo.masterSMLID", "portInfo.capabilityMask", "portInfo.diagCode", "portInfo.MKeyLeasePeriod", "portInfo.localPortNum", "portInfo.linkWidthEnabled", "portInfo.linkWidthSupported", "portInfo.linkWidthActive", "portInfo.linkSpeedSupported", "portInfo.portState", "portInfo.portPhysicalState", "portInfo.linkDownDefaultState", "portInfo.MKeyProtectBits", "portInfo.reserved_274", "portInfo.LMC", "portInfo.linkSpeedActive", "portInfo.linkSpeedEnabled", "portInfo.neighborMTU", "portInfo.masterSMSL", "portInfo.VLCap", "portInfo.initType", "portInfo.VLHighLimit", "portInfo.VLArbitrationHighCap", "portInfo.VLArbitrationLowCap", "portInfo.initTypeReply", "portInfo.MTUCap", "portInfo.VLStallCount", "portInfo.HOQLife", "portInfo.operationalVLs", "portInfo.partitionEnforcementInbound", "portInfo.partitionEnforcementOutbound", "portInfo.filterRawInbound", "portInfo.filterRawOutbound", "portInfo.MKeyViolations", "portInfo.PKeyViolations", "portInfo.QKeyViolations", "portInfo.GUIDCap", "portInfo.clientReregister", "portInfo.multicastPKeyTrapSuppressionEnabled", "portInfo.subnetTimeOut", "portInfo.reserved_416", "portInfo.respTimeValue", "portInfo.localPhyErrors", "portInfo.overrunErrors", "portInfo.maxCreditHint", "portInfo.reserved_448", "portInfo.linkSpeedExtActive2", "portInfo.linkSpeedExtSupported2", "portInfo.linkSpeedExtEnabled2", "portInfo.linkRoundTripLatency", "portInfo.capabilityMask2", "portInfo.linkSpeedExtActive", "portInfo.linkSpeedExtSupported", "portInfo.reserved_504", "portInfo.linkSpeedExtEnabled"},
 }
 
 var descPortOpRcvCounters = Struct{
 	Name:      "PortOpRcvCounters",
 	Section:   "16.1.4.3",
 	Size:      12,
+	New:       func() Attribute { return new(PortOpRcvCounters) },
 	Aliases:   []string{"PMPortOpRcvCounters"},
 	HasAttrID: true,
 	AttrID:    0x0017,
@@ -1384,6 +1476,7 @@ var descPortRcvDataSL = Struct{
 	Name:      "PortRcvDataSL",
 	Section:   "A13.6.5",
 	Size:      68,
+	New:       func() Attribute { return new(PortRcvDataSL) },
 	Aliases:   []string{"PMPortRcvDataSL"},
 	HasAttrID: true,
 	AttrID:    0x0037,
@@ -1400,6 +1493,7 @@ var descPortRcvErrorDetails = Struct{
 	Name:      "PortRcvErrorDetails",
 	Section:   "16.1.4.1",
 	Size:      16,
+	New:       func() Attribute { return new(PortRcvErrorDetails) },
 	Aliases:   []string{"PMPortRcvErrorDetails"},
 	HasAttrID: true,
 	AttrID:    0x0015,
@@ -1421,6 +1515,7 @@ var descPortSamplesControl = Struct{
 	Name:      "PortSamplesControl",
 	Section:   "16.1.3.2",
 	Size:      192,
+	New:       func() Attribute { return new(PortSamplesControl) },
 	Aliases:   []string{"PMPortSamplesCtl"},
 	HasAttrID: true,
 	AttrID:    0x0010,
@@ -1481,6 +1576,7 @@ var descPortSamplesResult = Struct{
 	Name:      "PortSamplesResult",
 	Section:   "16.1.3.4",
 	Size:      64,
+	New:       func() Attribute { return new(PortSamplesResult) },
 	Aliases:   []string{"PMPortSamplesRes"},
 	HasAttrID: true,
 	AttrID:    0x0011,
@@ -1497,6 +1593,7 @@ var descPortSamplesResultExtended = Struct{
 	Name:      "PortSamplesResultExtended",
 	Section:   "16.1.4.10",
 	Size:      128,
+	New:       func() Attribute { return new(PortSamplesResultExtended) },
 	Aliases:   []string{"PMPortSamplesResExt"},
 	HasAttrID: true,
 	AttrID:    0x001e,
@@ -1515,6 +1612,7 @@ var descPortVLOpData = Struct{
 	Name:      "PortVLOpData",
 	Section:   "16.1.4.6",
 	Size:      68,
+	New:       func() Attribute { return new(PortVLOpData) },
 	Aliases:   []string{"PMPortVLOpData"},
 	HasAttrID: true,
 	AttrID:    0x001a,
@@ -1531,6 +1629,7 @@ var descPortVLOpPackets = Struct{
 	Name:      "PortVLOpPackets",
 	Section:   "16.1.4.5",
 	Size:      36,
+	New:       func() Attribute { return new(PortVLOpPackets) },
 	Aliases:   []string{"PMPortVLOpPackets"},
 	HasAttrID: true,
 	AttrID:    0x0019,
@@ -1547,6 +1646,7 @@ var descPortVLXmitFlowCtlUpdateErrors = Struct{
 	Name:      "PortVLXmitFlowCtlUpdateErrors",
 	Section:   "16.1.4.7",
 	Size:      8,
+	New:       func() Attribute { return new(PortVLXmitFlowCtlUpdateErrors) },
 	Aliases:   []string{"PMPortVLXmitFlowCtlUpdateErrors"},
 	HasAttrID: true,
 	AttrID:    0x001b,
@@ -1563,6 +1663,7 @@ var descPortVLXmitWaitCounters = Struct{
 	Name:      "PortVLXmitWaitCounters",
 	Section:   "16.1.4.8",
 	Size:      36,
+	New:       func() Attribute { return new(PortVLXmitWaitCounters) },
 	Aliases:   []string{"PMPortVLXmitWaitCounters"},
 	HasAttrID: true,
 	AttrID:    0x001c,
@@ -1579,6 +1680,7 @@ var descPortXmitDataSL = Struct{
 	Name:      "PortXmitDataSL",
 	Section:   "A13.6.5",
 	Size:      68,
+	New:       func() Attribute { return new(PortXmitDataSL) },
 	Aliases:   []string{"PMPortXmitDataSL"},
 	HasAttrID: true,
 	AttrID:    0x0036,
@@ -1595,6 +1697,7 @@ var descPortXmitDiscardDetails = Struct{
 	Name:      "PortXmitDiscardDetails",
 	Section:   "16.1.4.2",
 	Size:      12,
+	New:       func() Attribute { return new(PortXmitDiscardDetails) },
 	Aliases:   []string{"PMPortXmitDiscardDetails"},
 	HasAttrID: true,
 	AttrID:    0x0016,
@@ -1614,6 +1717,7 @@ var descRMPPAbort = Struct{
 	Name:    "RMPPAbort",
 	Section: "13.6.2.3",
 	Size:    256,
+	New:     func() Attribute { return new(RMPPAbort) },
 	Fields: []Field{
 		{Name: "RMPPShortHeader", GoName: "RMPPShortHeader", Off: 0, Bits: 224, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descRMPPShortHeader},
 		{Name: "reserved_224", GoName: "_", Off: 224, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
@@ -1626,6 +1730,7 @@ var descRMPPAck = Struct{
 	Name:    "RMPPAck",
 	Section: "13.6.2.3",
 	Size:    256,
+	New:     func() Attribute { return new(RMPPAck) },
 	Fields: []Field{
 		{Name: "RMPPShortHeader", GoName: "RMPPShortHeader", Off: 0, Bits: 224, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descRMPPShortHeader},
 		{Name: "segmentNumber", GoName: "SegmentNumber", Off: 224, Bits: 32, Count: 1, Kind: KindUint},
@@ -1638,6 +1743,7 @@ var descRMPPData = Struct{
 	Name:    "RMPPData",
 	Section: "13.6.2.3",
 	Size:    256,
+	New:     func() Attribute { return new(RMPPData) },
 	Fields: []Field{
 		{Name: "RMPPShortHeader", GoName: "RMPPShortHeader", Off: 0, Bits: 224, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descRMPPShortHeader},
 		{Name: "segmentNumber", GoName: "SegmentNumber", Off: 224, Bits: 32, Count: 1, Kind: KindUint},
@@ -1650,6 +1756,7 @@ var descRMPPHeader = Struct{
 	Name:    "RMPPHeader",
 	Section: "13.6.2.1",
 	Size:    36,
+	New:     func() Attribute { return new(RMPPHeader) },
 	Fields: []Field{
 		{Name: "MADHeader", GoName: "MADHeader", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeader},
 		{Name: "RMPPVersion", GoName: "RMPPVersion", Off: 192, Bits: 8, Count: 1, Kind: KindUint},
@@ -1666,6 +1773,7 @@ var descRMPPShortHeader = Struct{
 	Name:    "RMPPShortHeader",
 	Section: "13.6.2.1",
 	Size:    28,
+	New:     func() Attribute { return new(RMPPShortHeader) },
 	Fields: []Field{
 		{Name: "MADHeader", GoName: "MADHeader", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeader},
 		{Name: "RMPPVersion", GoName: "RMPPVersion", Off: 192, Bits: 8, Count: 1, Kind: KindUint},
@@ -1680,6 +1788,7 @@ var descRMPPStop = Struct{
 	Name:    "RMPPStop",
 	Section: "13.6.2.3",
 	Size:    256,
+	New:     func() Attribute { return new(RMPPStop) },
 	Fields: []Field{
 		{Name: "RMPPShortHeader", GoName: "RMPPShortHeader", Off: 0, Bits: 224, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descRMPPShortHeader},
 		{Name: "reserved_224", GoName: "_", Off: 224, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
@@ -1692,6 +1801,7 @@ var descRandomForwardingTable = Struct{
 	Name:      "RandomForwardingTable",
 	Section:   "14.2.5.11",
 	Size:      64,
+	New:       func() Attribute { return new(RandomForwardingTable) },
 	Aliases:   []string{"SMPRandomForwardingTable"},
 	HasAttrID: true,
 	AttrID:    0x001a,
@@ -1705,6 +1815,7 @@ var descRandomForwardingTableRecord = Struct{
 	Name:      "RandomForwardingTableRecord",
 	Section:   "15.2.5.7",
 	Size:      72,
+	New:       func() Attribute { return new(RandomForwardingTableRecord) },
 	Aliases:   []string{"SARandomForwardingTableRecord"},
 	HasAttrID: true,
 	AttrID:    0x0016,
@@ -1722,6 +1833,7 @@ var descSAFormat = Struct{
 	Name:    "SAFormat",
 	Section: "15.2.1.1",
 	Size:    256,
+	New:     func() Attribute { return new(SAFormat) },
 	Format:  &FormatID{Class: 0x03, Version: 2},
 	Fields: []Field{
 		{Name: "SAHeader", GoName: "SAHeader", Off: 0, Bits: 448, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descSAHeader},
@@ -1733,6 +1845,7 @@ var descSAHeader = Struct{
 	Name:    "SAHeader",
 	Section: "15.2.1.1",
 	Size:    56,
+	New:     func() Attribute { return new(SAHeader) },
 	Fields: []Field{
 		{Name: "RMPPHeader", GoName: "RMPPHeader", Off: 0, Bits: 288, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descRMPPHeader},
 		{Name: "SMKey", GoName: "SMKey", Off: 288, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
@@ -1746,6 +1859,7 @@ var descSLtoVLMappingTable = Struct{
 	Name:      "SLtoVLMappingTable",
 	Section:   "14.2.5.8",
 	Size:      8,
+	New:       func() Attribute { return new(SLtoVLMappingTable) },
 	Aliases:   []string{"SMPSLToVLMappingTable"},
 	HasAttrID: true,
 	AttrID:    0x0017,
@@ -1759,6 +1873,7 @@ var descSLtoVLMappingTableRecord = Struct{
 	Name:      "SLtoVLMappingTableRecord",
 	Section:   "15.2.5.4",
 	Size:      16,
+	New:       func() Attribute { return new(SLtoVLMappingTableRecord) },
 	Aliases:   []string{"SASLToVLMappingTableRecord"},
 	HasAttrID: true,
 	AttrID:    0x0013,
@@ -1777,6 +1892,7 @@ var descSMInfo = Struct{
 	Name:      "SMInfo",
 	Section:   "14.2.5.13",
 	Size:      24,
+	New:       func() Attribute { return new(SMInfo) },
 	Aliases:   []string{"SMPSMInfo"},
 	HasAttrID: true,
 	AttrID:    0x0020,
@@ -1786,7 +1902,7 @@ var descSMInfo = Struct{
 		{Name: "SMKey", GoName: "SMKey", Off: 64, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "actCount", GoName: "ActCount", Off: 128, Bits: 32, Count: 1, Kind: KindUint},
 		{Name: "priority", GoName: "Priority", Off: 160, Bits: 4, Count: 1, Kind: KindUint},
-		{Name: "SMState", GoName: "SMState", Off: 164, Bits: 4, Count: 1, Kind: KindUint},
+		{Name: "SMState", GoName: "SMState", Off: 164, Bits: 4, Count: 1, Kind: KindUint, Enum: enumSMState},
 		{Name: "reserved_168", GoName: "_", Off: 168, Bits: 24, Count: 1, Kind: KindUint, Reserved: true},
 	},
 }
@@ -1795,6 +1911,7 @@ var descSMInfoRecord = Struct{
 	Name:      "SMInfoRecord",
 	Section:   "15.2.5.10",
 	Size:      28,
+	New:       func() Attribute { return new(SMInfoRecord) },
 	Aliases:   []string{"SASMInfoRecord"},
 	HasAttrID: true,
 	AttrID:    0x0018,
@@ -1811,6 +1928,7 @@ var descSMPFormat = Struct{
 	Name:    "SMPFormat",
 	Section: "14.2.1.1",
 	Size:    256,
+	New:     func() Attribute { return new(SMPFormat) },
 	Format:  &FormatID{Class: 0x01, Version: 1},
 	Fields: []Field{
 		{Name: "MADHeader", GoName: "MADHeader", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeader},
@@ -1825,6 +1943,7 @@ var descSMPFormatDirected = Struct{
 	Name:    "SMPFormatDirected",
 	Section: "14.2.1.2",
 	Size:    256,
+	New:     func() Attribute { return new(SMPFormatDirected) },
 	Fields: []Field{
 		{Name: "MADHeaderDirected", GoName: "MADHeaderDirected", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeaderDirected},
 		{Name: "MKey", GoName: "MKey", Off: 192, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
@@ -1841,6 +1960,7 @@ var descSNMPFormat = Struct{
 	Name:    "SNMPFormat",
 	Section: "16.4.1",
 	Size:    256,
+	New:     func() Attribute { return new(SNMPFormat) },
 	Format:  &FormatID{Class: 0x08, Version: 1},
 	Fields: []Field{
 		{Name: "MADHeader", GoName: "MADHeader", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeader},
@@ -1857,6 +1977,7 @@ var descServiceAssociationRecord = Struct{
 	Name:      "ServiceAssociationRecord",
 	Section:   "15.2.5.15",
 	Size:      80,
+	New:       func() Attribute { return new(ServiceAssociationRecord) },
 	Aliases:   []string{"SAServiceAssociationRecord"},
 	HasAttrID: true,
 	AttrID:    0x003b,
@@ -1872,6 +1993,7 @@ var descServiceEntries = Struct{
 	Name:      "ServiceEntries",
 	Section:   "16.3.3.5",
 	Size:      192,
+	New:       func() Attribute { return new(ServiceEntries) },
 	Aliases:   []string{"DMServiceEntries"},
 	HasAttrID: true,
 	AttrID:    0x0012,
@@ -1885,6 +2007,7 @@ var descServiceEntry = Struct{
 	Name:    "ServiceEntry",
 	Section: "16.3.3",
 	Size:    48,
+	New:     func() Attribute { return new(ServiceEntry) },
 	Aliases: []string{"DMServiceEntry"},
 	Fields: []Field{
 		{Name: "serviceName", GoName: "ServiceName", Off: 0, Bits: 8, Count: 40, Kind: KindUint, Array: true},
@@ -1896,6 +2019,7 @@ var descServiceRecord = Struct{
 	Name:      "ServiceRecord",
 	Section:   "15.2.5.14",
 	Size:      176,
+	New:       func() Attribute { return new(ServiceRecord) },
 	Aliases:   []string{"SAServiceRecord"},
 	HasAttrID: true,
 	AttrID:    0x0031,
@@ -1920,6 +2044,7 @@ var descSwPortVLCongestion = Struct{
 	Name:      "SwPortVLCongestion",
 	Section:   "16.1.4.9",
 	Size:      36,
+	New:       func() Attribute { return new(SwPortVLCongestion) },
 	Aliases:   []string{"PMSwPortVLCongestion"},
 	HasAttrID: true,
 	AttrID:    0x0030,
@@ -1936,6 +2061,7 @@ var descSwitchInfo = Struct{
 	Name:      "SwitchInfo",
 	Section:   "14.2.5.4",
 	Size:      20,
+	New:       func() Attribute { return new(SwitchInfo) },
 	Aliases:   []string{"SMPSwitchInfo"},
 	HasAttrID: true,
 	AttrID:    0x0012,
@@ -1968,6 +2094,7 @@ var descSwitchInfoRecord = Struct{
 	Name:      "SwitchInfoRecord",
 	Section:   "15.2.5.5",
 	Size:      24,
+	New:       func() Attribute { return new(SwitchInfoRecord) },
 	Aliases:   []string{"SASwitchInfoRecord"},
 	HasAttrID: true,
 	AttrID:    0x0014,
@@ -1984,6 +2111,7 @@ var descTraceRecord = Struct{
 	Name:      "TraceRecord",
 	Section:   "15.2.5.19",
 	Size:      48,
+	New:       func() Attribute { return new(TraceRecord) },
 	Aliases:   []string{"SATraceRecord"},
 	HasAttrID: true,
 	AttrID:    0x0039,
@@ -2008,6 +2136,7 @@ var descVLArbitrationTable = Struct{
 	Name:      "VLArbitrationTable",
 	Section:   "14.2.5.9",
 	Size:      64,
+	New:       func() Attribute { return new(VLArbitrationTable) },
 	Aliases:   []string{"SMPVLArbitrationTable"},
 	HasAttrID: true,
 	AttrID:    0x0018,
@@ -2021,6 +2150,7 @@ var descVLArbitrationTableRecord = Struct{
 	Name:      "VLArbitrationTableRecord",
 	Section:   "15.2.5.9",
 	Size:      72,
+	New:       func() Attribute { return new(VLArbitrationTableRecord) },
 	Aliases:   []string{"SAVLArbitrationTableRecord"},
 	HasAttrID: true,
 	AttrID:    0x0036,
@@ -2039,6 +2169,7 @@ var descVendFormat = Struct{
 	Name:    "VendFormat",
 	Section: "16.5.1",
 	Size:    256,
+	New:     func() Attribute { return new(VendFormat) },
 	Format:  &FormatID{Class: 0x09, Version: 1},
 	Fields: []Field{
 		{Name: "MADHeader", GoName: "MADHeader", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeader},
@@ -2050,6 +2181,7 @@ var descVendOUIFormat = Struct{
 	Name:    "VendOUIFormat",
 	Section: "16.5.1",
 	Size:    256,
+	New:     func() Attribute { return new(VendOUIFormat) },
 	Format:  &FormatID{Class: 0x30, Version: 1},
 	Fields: []Field{
 		{Name: "RMPPHeader", GoName: "RMPPHeader", Off: 0, Bits: 288, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descRMPPHeader},
@@ -2063,6 +2195,7 @@ var descVendorDiag = Struct{
 	Name:      "VendorDiag",
 	Section:   "14.2.5.14",
 	Size:      64,
+	New:       func() Attribute { return new(VendorDiag) },
 	Aliases:   []string{"SMPVendorDiag"},
 	HasAttrID: true,
 	AttrID:    0x0030,
@@ -2121,6 +2254,7 @@ var structs = [...]*Struct{
 	&descMADHeader,
 	&descMADHeaderDirected,
 	&descMCMemberRecord,
+	&descMlnxExtPortInfo,
 	&descMultiPathRecord,
 	&descMulticastForwardingTable,
 	&descMulticastForwardingTableRecord,
@@ -2145,6 +2279,7 @@ var structs = [...]*Struct{
 	&descPortCountersExtended,
 	&descPortFlowCtlCounters,
 	&descPortInfo,
+	&descPortInfoExtended,
 	&descPortInfoRecord,
 	&descPortOpRcvCounters,
 	&descPortRcvDataSL,
@@ -2227,6 +2362,25 @@ func (v Class) String() string {
 
 func enumClass(v uint64) string { return Class(v).String() }
 
+// String gives the display text of a MTU.
+func (v MTU) String() string {
+	switch v {
+	case MTU256:
+		return "256"
+	case MTU512:
+		return "512"
+	case MTU1024:
+		return "1024"
+	case MTU2048:
+		return "2048"
+	case MTU4096:
+		return "4096"
+	}
+	return "unknown(" + strconv.FormatUint(uint64(v), 10) + ")"
+}
+
+func enumMTU(v uint64) string { return MTU(v).String() }
+
 // String gives the display text of a Method.
 func (v Method) String() string {
 	switch v {
@@ -2269,3 +2423,163 @@ func (v Method) String() string {
 }
 
 func enumMethod(v uint64) string { return Method(v).String() }
+
+// String gives the display text of a NodeType.
+func (v NodeType) String() string {
+	switch v {
+	case NodeTypeCA:
+		return "Channel Adapter"
+	case NodeTypeSwitch:
+		return "Switch"
+	case NodeTypeRouter:
+		return "Router"
+	}
+	return "unknown(" + strconv.FormatUint(uint64(v), 10) + ")"
+}
+
+func enumNodeType(v uint64) string { return NodeType(v).String() }
+
+// String gives the display text of a PhysPortState.
+func (v PhysPortState) String() string {
+	switch v {
+	case PhysPortStateNoChange:
+		return "NoChange"
+	case PhysPortStateSleep:
+		return "Sleep"
+	case PhysPortStatePolling:
+		return "Polling"
+	case PhysPortStateDisabled:
+		return "Disabled"
+	case PhysPortStatePortConfTraining:
+		return "PortConfigurationTraining"
+	case PhysPortStateLinkUp:
+		return "LinkUp"
+	case PhysPortStateLinkErrRecovery:
+		return "LinkErrorRecovery"
+	case PhysPortStatePhyTest:
+		return "PhyTest"
+	}
+	return "unknown(" + strconv.FormatUint(uint64(v), 10) + ")"
+}
+
+func enumPhysPortState(v uint64) string { return PhysPortState(v).String() }
+
+// String gives the display text of a PortState.
+func (v PortState) String() string {
+	switch v {
+	case PortStateNoChange:
+		return "NoChange"
+	case PortStateDown:
+		return "Down"
+	case PortStateInit:
+		return "Initialize"
+	case PortStateArmed:
+		return "Armed"
+	case PortStateActive:
+		return "Active"
+	case PortStateActDefer:
+		return "ActDefer"
+	}
+	return "unknown(" + strconv.FormatUint(uint64(v), 10) + ")"
+}
+
+func enumPortState(v uint64) string { return PortState(v).String() }
+
+// String gives the display text of a Rate.
+func (v Rate) String() string {
+	switch v {
+	case Rate2_5Gbps:
+		return "2.5 Gb/sec"
+	case Rate10Gbps:
+		return "10 Gb/sec"
+	case Rate30Gbps:
+		return "30 Gb/sec"
+	case Rate5Gbps:
+		return "5 Gb/sec"
+	case Rate20Gbps:
+		return "20 Gb/sec"
+	case Rate40Gbps:
+		return "40 Gb/sec"
+	case Rate60Gbps:
+		return "60 Gb/sec"
+	case Rate80Gbps:
+		return "80 Gb/sec"
+	case Rate120Gbps:
+		return "120 Gb/sec"
+	case Rate14Gbps:
+		return "14 Gb/sec"
+	case Rate56Gbps:
+		return "56 Gb/sec"
+	case Rate112Gbps:
+		return "112 Gb/sec"
+	case Rate168Gbps:
+		return "168 Gb/sec"
+	case Rate25Gbps:
+		return "25 Gb/sec"
+	case Rate100Gbps:
+		return "100 Gb/sec"
+	case Rate200Gbps:
+		return "200 Gb/sec"
+	case Rate300Gbps:
+		return "300 Gb/sec"
+	case Rate28Gbps:
+		return "28 Gb/sec"
+	case Rate50Gbps:
+		return "50 Gb/sec"
+	case Rate400Gbps:
+		return "400 Gb/sec"
+	case Rate600Gbps:
+		return "600 Gb/sec"
+	case Rate800Gbps:
+		return "800 Gb/sec"
+	case Rate1200Gbps:
+		return "1200 Gb/sec"
+	}
+	return "unknown(" + strconv.FormatUint(uint64(v), 10) + ")"
+}
+
+func enumRate(v uint64) string { return Rate(v).String() }
+
+// String gives the display text of a SMState.
+func (v SMState) String() string {
+	switch v {
+	case SMStateNotActive:
+		return "NOTACTIVE"
+	case SMStateDiscovering:
+		return "DISCOVERING"
+	case SMStateStandby:
+		return "STANDBY"
+	case SMStateMaster:
+		return "MASTER"
+	}
+	return "unknown(" + strconv.FormatUint(uint64(v), 10) + ")"
+}
+
+func enumSMState(v uint64) string { return SMState(v).String() }
+
+// String gives the display text of a Speed.
+func (v Speed) String() string {
+	switch v {
+	case SpeedSDR:
+		return "SDR"
+	case SpeedDDR:
+		return "DDR"
+	case SpeedQDR:
+		return "QDR"
+	case SpeedFDR10:
+		return "FDR10"
+	case SpeedFDR:
+		return "FDR"
+	case SpeedEDR:
+		return "EDR"
+	case SpeedHDR:
+		return "HDR"
+	case SpeedNDR:
+		return "NDR"
+	case SpeedXDR:
+		return "XDR"
+	}
+	return "unknown(" + strconv.FormatUint(uint64(v), 10) + ")"
+}
+
+func enumSpeed(v uint64) string { return Speed(v).String() }

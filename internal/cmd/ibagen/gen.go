@@ -189,7 +189,7 @@ func emitLoad(b *bytes.Buffer, f *field) error {
 		fmt.Fprintf(b, "\tx.%s.unmarshal(b[%d:])\n", f.GoName, k)
 	case f.Struct != nil:
 		fmt.Fprintf(b, "\tfor i := range x.%s {\n\t\tx.%s[i].unmarshal(b[%d+i*%d:])\n\t}\n", f.GoName, f.GoName, k, f.Bits/8)
-	case f.Base == "byte":
+	case f.Base == "byte" || (f.GoType == "uint8" && f.Bits == 8 && f.Count > 0):
 		if f.Off%8 != 0 {
 			return fmt.Errorf("byte blob not byte aligned")
 		}
@@ -225,7 +225,7 @@ func emitStore(b *bytes.Buffer, f *field) error {
 		fmt.Fprintf(b, "\tx.%s.marshal(b[%d:])\n", f.GoName, k)
 	case f.Struct != nil:
 		fmt.Fprintf(b, "\tfor i := range x.%s {\n\t\tx.%s[i].marshal(b[%d+i*%d:])\n\t}\n", f.GoName, f.GoName, k, f.Bits/8)
-	case f.Base == "byte":
+	case f.Base == "byte" || (f.GoType == "uint8" && f.Bits == 8 && f.Count > 0):
 		fmt.Fprintf(b, "\tcopy(b[%d:%d], x.%s[:])\n", k, k+f.Count, f.GoName)
 	case f.Base == "GID" && f.Count == 0:
 		fmt.Fprintf(b, "\tcopy(b[%d:%d], x.%s[:])\n", k, k+16, f.GoName)
@@ -312,6 +312,7 @@ func genMeta(p *pkg) ([]byte, error) {
 	b.WriteString("package iba\n\nimport \"strconv\"\n\nvar _ = strconv.Itoa\n\n")
 	for _, d := range p.order {
 		fmt.Fprintf(&b, "var desc%s = Struct{\n\tName: %q,\n\tSection: %q,\n\tSize: %d,\n", d.Name, d.Name, d.Section, d.Bits/8)
+		fmt.Fprintf(&b, "\tNew: func() Attribute { return new(%s) },\n", d.Name)
 		if len(d.Aliases) > 0 {
 			fmt.Fprintf(&b, "\tAliases: %#v,\n", d.Aliases)
 		}

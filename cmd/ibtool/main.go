@@ -1,0 +1,18 @@
+// Command ibtool is infiniband-diags and python-rdma's ibtool in one static
+// binary. See internal/diags for the commands.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+
+	"github.com/rdmakit/rdmakit/internal/diags"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := diags.Main(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

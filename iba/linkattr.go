@@ -1,0 +1,247 @@
+package iba
+
+import (
+	"strconv"
+	"strings"
+)
+
+// NodeType is NodeInfo:NodeType (IBA 14.2.5.3).
+//
+//iba:enum
+type NodeType uint8
+
+const (
+	NodeTypeCA     NodeType = 1 // Channel Adapter
+	NodeTypeSwitch NodeType = 2 // Switch
+	NodeTypeRouter NodeType = 3 // Router
+)
+
+// PortState is PortInfo:PortState (IBA 14.2.5.6, table 155).
+//
+//iba:enum
+type PortState uint8
+
+const (
+	PortStateNoChange PortState = 0 // NoChange
+	PortStateDown     PortState = 1 // Down
+	PortStateInit     PortState = 2 // Initialize
+	PortStateArmed    PortState = 3 // Armed
+	PortStateActive   PortState = 4 // Active
+	PortStateActDefer PortState = 5 // ActDefer
+)
+
+// PhysPortState is PortInfo:PortPhysicalState (IBA 14.2.5.6).
+//
+//iba:enum
+type PhysPortState uint8
+
+const (
+	PhysPortStateNoChange         PhysPortState = 0 // NoChange
+	PhysPortStateSleep            PhysPortState = 1 // Sleep
+	PhysPortStatePolling          PhysPortState = 2 // Polling
+	PhysPortStateDisabled         PhysPortState = 3 // Disabled
+	PhysPortStatePortConfTraining PhysPortState = 4 // PortConfigurationTraining
+	PhysPortStateLinkUp           PhysPortState = 5 // LinkUp
+	PhysPortStateLinkErrRecovery  PhysPortState = 6 // LinkErrorRecovery
+	PhysPortStatePhyTest          PhysPortState = 7 // PhyTest
+)
+
+// MTU is an MTU code of PortInfo:NeighborMTU, MTUCap and PathRecord:MTU
+// (IBA 14.2.5.6, 15.2.5.16).
+//
+//iba:enum
+type MTU uint8
+
+const (
+	MTU256  MTU = 1 // 256
+	MTU512  MTU = 2 // 512
+	MTU1024 MTU = 3 // 1024
+	MTU2048 MTU = 4 // 2048
+	MTU4096 MTU = 5 // 4096
+)
+
+// Bytes gives the MTU in bytes, 0 for an invalid code.
+func (m MTU) Bytes() int {
+	if m < MTU256 || m > MTU4096 {
+		return 0
+	}
+	return 128 << m
+}
+
+// SMState is SMInfo:SMState (IBA 14.2.5.13).
+//
+//iba:enum
+type SMState uint8
+
+const (
+	SMStateNotActive   SMState = 0 // NOTACTIVE
+	SMStateDiscovering SMState = 1 // DISCOVERING
+	SMStateStandby     SMState = 2 // STANDBY
+	SMStateMaster      SMState = 3 // MASTER
+)
+
+// Link width bits of PortInfo:LinkWidthSupported/Enabled/Active (IBA
+// 14.2.5.6; 2x added in IBA 1.3 and 8x in 1.4).
+const (
+	LinkWidth1X  = 0x01
+	LinkWidth4X  = 0x02
+	LinkWidth8X  = 0x04
+	LinkWidth12X = 0x08
+	LinkWidth2X  = 0x10
+)
+
+// LinkWidthLanes gives the lane count of a LinkWidthActive value, 0 if it is
+// not exactly one width.
+func LinkWidthLanes(active uint8) int {
+	switch active {
+	case LinkWidth1X:
+		return 1
+	case LinkWidth2X:
+		return 2
+	case LinkWidth4X:
+		return 4
+	case LinkWidth8X:
+		return 8
+	case LinkWidth12X:
+		return 12
+	}
+	return 0
+}
+
+// Link speed bits of PortInfo:LinkSpeedActive/Supported/Enabled (IBA
+// 14.2.5.6): the classic speeds.
+const (
+	LinkSpeedSDR = 0x1 // 2.5 Gb/s per lane
+	LinkSpeedDDR = 0x2 // 5.0 Gb/s
+	LinkSpeedQDR = 0x4 // 10.0 Gb/s
+)
+
+// Extended link speed bits of PortInfo:LinkSpeedExtActive/Supported/Enabled
+// (IBA 14.2.5.6, 1.3 and later), and LinkSpeedExt2 for XDR.
+const (
+	LinkSpeedExtFDR = 0x1 // 14.0625 Gb/s per lane
+	LinkSpeedExtEDR = 0x2 // 25.78125 Gb/s
+	LinkSpeedExtHDR = 0x4 // 53.125 Gb/s
+	LinkSpeedExtNDR = 0x8 // 106.25 Gb/s
+
+	LinkSpeedExt2XDR = 0x1 // 212.5 Gb/s, PortInfo:LinkSpeedExtActive2
+)
+
+// Speed is a per-lane signalling generation.
+//
+//iba:enum
+type Speed uint8
+
+const (
+	SpeedSDR   Speed = 1 // SDR
+	SpeedDDR   Speed = 2 // DDR
+	SpeedQDR   Speed = 3 // QDR
+	SpeedFDR10 Speed = 4 // FDR10
+	SpeedFDR   Speed = 5 // FDR
+	SpeedEDR   Speed = 6 // EDR
+	SpeedHDR   Speed = 7 // HDR
+	SpeedNDR   Speed = 8 // NDR
+	SpeedXDR   Speed = 9 // XDR
+)
+
+// LaneGbps is the data rate of one lane in Gb/s as infiniband-diags prints
+// it (the signalling rate: 2.5 for SDR, 14.0625 for FDR, ...).
+func (s Speed) LaneGbps() float64 {
+	switch s {
+	case SpeedSDR:
+		return 2.5
+	case SpeedDDR:
+		return 5
+	case SpeedQDR:
+		return 10
+	case SpeedFDR10:
+		return 10.3125
+	case SpeedFDR:
+		return 14.0625
+	case SpeedEDR:
+		return 25.78125
+	case SpeedHDR:
+		return 53.125
+	case SpeedNDR:
+		return 106.25
+	case SpeedXDR:
+		return 212.5
+	}
+	return 0
+}
+
+// ActiveSpeed works out the speed a port runs at from PortInfo: the
+// extended speeds take precedence over the classic ones when set (IBA
+// 14.2.5.6, LinkSpeedExtActive "0: no extended speed active"). FDR10 is a
+// Mellanox extension reported in the Mellanox extended port info, so
+// mlnxSpeedActive (its LinkSpeedActive, bit 0 = FDR10) may be given as 0.
+func ActiveSpeed(pi *PortInfo, mlnxSpeedActive uint8) Speed {
+	if pi.LinkSpeedExtActive2&LinkSpeedExt2XDR != 0 {
+		return SpeedXDR
+	}
+	switch pi.LinkSpeedExtActive {
+	case LinkSpeedExtFDR:
+		return SpeedFDR
+	case LinkSpeedExtEDR:
+		return SpeedEDR
+	case LinkSpeedExtHDR:
+		return SpeedHDR
+	case LinkSpeedExtNDR:
+		return SpeedNDR
+	}
+	if mlnxSpeedActive&0x1 != 0 {
+		return SpeedFDR10
+	}
+	switch pi.LinkSpeedActive {
+	case LinkSpeedSDR:
+		return SpeedSDR
+	case LinkSpeedDDR:
+		return SpeedDDR
+	case LinkSpeedQDR:
+		return SpeedQDR
+	}
+	return 0
+}
+
+// Rate is a static rate code of PathRecord:Rate, MCMemberRecord:Rate and
+// the verbs (IBA 15.2.5.16, table 205 and its later extensions).
+//
+//iba:enum
+type Rate uint8
+
+const (
+	Rate2_5Gbps  Rate = 2  // 2.5 Gb/sec
+	Rate10Gbps   Rate = 3  // 10 Gb/sec
+	Rate30Gbps   Rate = 4  // 30 Gb/sec
+	Rate5Gbps    Rate = 5  // 5 Gb/sec
+	Rate20Gbps   Rate = 6  // 20 Gb/sec
+	Rate40Gbps   Rate = 7  // 40 Gb/sec
+	Rate60Gbps   Rate = 8  // 60 Gb/sec
+	Rate80Gbps   Rate = 9  // 80 Gb/sec
+	Rate120Gbps  Rate = 10 // 120 Gb/sec
+	Rate14Gbps   Rate = 11 // 14 Gb/sec
+	Rate56Gbps   Rate = 12 // 56 Gb/sec
+	Rate112Gbps  Rate = 13 // 112 Gb/sec
+	Rate168Gbps  Rate = 14 // 168 Gb/sec
+	Rate25Gbps   Rate = 15 // 25 Gb/sec
+	Rate100Gbps  Rate = 16 // 100 Gb/sec
+	Rate200Gbps  Rate = 17 // 200 Gb/sec
+	Rate300Gbps  Rate = 18 // 300 Gb/sec
+	Rate28Gbps   Rate = 19 // 28 Gb/sec
+	Rate50Gbps   Rate = 20 // 50 Gb/sec
+	Rate400Gbps  Rate = 21 // 400 Gb/sec
+	Rate600Gbps  Rate = 22 // 600 Gb/sec
+	Rate800Gbps  Rate = 23 // 800 Gb/sec
+	Rate1200Gbps Rate = 24 // 1200 Gb/sec
+)
+
+// Gbps gives the rate in Gb/s (0 for an unknown code): each code is the
+// data rate of a width and speed, for example 3 is 4x SDR or 1x QDR, 10 Gb/s.
+func (r Rate) Gbps() float64 {
+	s := r.String()
+	if strings.HasPrefix(s, "unknown") {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(strings.TrimSuffix(s, " Gb/sec"), 64)
+	return v
+}
