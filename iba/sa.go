@@ -206,9 +206,9 @@ type PathRecord struct {
 	QOSClass                 uint16 `iba:"off=416,bits=12,hex"`
 	SL                       uint8  `iba:"off=428,bits=4"`
 	MTUSelector              uint8  `iba:"off=432,bits=2"`
-	MTU                      uint8  `iba:"off=434,bits=6"`
+	MTU                      MTU    `iba:"off=434,bits=6"`
 	RateSelector             uint8  `iba:"off=440,bits=2"`
-	Rate                     uint8  `iba:"off=442,bits=6"`
+	Rate                     Rate   `iba:"off=442,bits=6"`
 	PacketLifeTimeSelector   uint8  `iba:"off=448,bits=2"`
 	PacketLifeTime           uint8  `iba:"off=450,bits=6"`
 	Preference               uint8  `iba:"off=456,bits=8"`
@@ -227,11 +227,11 @@ type MCMemberRecord struct {
 	QKey                   uint32 `iba:"off=256,bits=32,hex"`
 	MLID                   uint16 `iba:"off=288,bits=16,hex"`
 	MTUSelector            uint8  `iba:"off=304,bits=2"`
-	MTU                    uint8  `iba:"off=306,bits=6"`
+	MTU                    MTU    `iba:"off=306,bits=6"`
 	TClass                 uint8  `iba:"off=312,bits=8,hex"`
 	PKey                   uint16 `iba:"off=320,bits=16,hex"`
 	RateSelector           uint8  `iba:"off=336,bits=2"`
-	Rate                   uint8  `iba:"off=338,bits=6"`
+	Rate                   Rate   `iba:"off=338,bits=6"`
 	PacketLifeTimeSelector uint8  `iba:"off=344,bits=2"`
 	PacketLifeTime         uint8  `iba:"off=346,bits=6"`
 	SL                     uint8  `iba:"off=352,bits=4"`
@@ -277,9 +277,9 @@ type MultiPathRecord struct {
 	_                      uint16 `iba:"off=64,bits=12"`
 	SL                     uint8  `iba:"off=76,bits=4"`
 	MTUSelector            uint8  `iba:"off=80,bits=2"`
-	MTU                    uint8  `iba:"off=82,bits=6"`
+	MTU                    MTU    `iba:"off=82,bits=6"`
 	RateSelector           uint8  `iba:"off=88,bits=2"`
-	Rate                   uint8  `iba:"off=90,bits=6"`
+	Rate                   Rate   `iba:"off=90,bits=6"`
 	PacketLifeTimeSelector uint8  `iba:"off=96,bits=2"`
 	PacketLifeTime         uint8  `iba:"off=98,bits=6"`
 	_                      uint8  `iba:"off=104,bits=8"`

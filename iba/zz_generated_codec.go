@@ -2059,11 +2059,11 @@ func (x *MCMemberRecord) unmarshal(b []byte) {
 	x.QKey = binary.BigEndian.Uint32(b[32:])
 	x.MLID = binary.BigEndian.Uint16(b[36:])
 	x.MTUSelector = (b[38] >> 6) & 0x3
-	x.MTU = (b[38]) & 0x3f
+	x.MTU = MTU((b[38]) & 0x3f)
 	x.TClass = b[39]
 	x.PKey = binary.BigEndian.Uint16(b[40:])
 	x.RateSelector = (b[42] >> 6) & 0x3
-	x.Rate = (b[42]) & 0x3f
+	x.Rate = Rate((b[42]) & 0x3f)
 	x.PacketLifeTimeSelector = (b[43] >> 6) & 0x3
 	x.PacketLifeTime = (b[43]) & 0x3f
 	x.SL = (b[44] >> 4) & 0xf
@@ -2174,9 +2174,9 @@ func (x *MultiPathRecord) unmarshal(b []byte) {
 	x.PKey = binary.BigEndian.Uint16(b[6:])
 	x.SL = (b[9]) & 0xf
 	x.MTUSelector = (b[10] >> 6) & 0x3
-	x.MTU = (b[10]) & 0x3f
+	x.MTU = MTU((b[10]) & 0x3f)
 	x.RateSelector = (b[11] >> 6) & 0x3
-	x.Rate = (b[11]) & 0x3f
+	x.Rate = Rate((b[11]) & 0x3f)
 	x.PacketLifeTimeSelector = (b[12] >> 6) & 0x3
 	x.PacketLifeTime = (b[12]) & 0x3f
 	x.IndependenceSelector = (b[14] >> 6) & 0x3
@@ -3029,9 +3029,9 @@ func (x *PathRecord) unmarshal(b []byte) {
 	x.QOSClass = ((uint16(b[52])<<8 | uint16(b[53])) >> 4) & 0xfff
 	x.SL = (b[53]) & 0xf
 	x.MTUSelector = (b[54] >> 6) & 0x3
-	x.MTU = (b[54]) & 0x3f
+	x.MTU = MTU((b[54]) & 0x3f)
 	x.RateSelector = (b[55] >> 6) & 0x3
-	x.Rate = (b[55]) & 0x3f
+	x.Rate = Rate((b[55]) & 0x3f)
 	x.PacketLifeTimeSelector = (b[56] >> 6) & 0x3
 	x.PacketLifeTime = (b[56]) & 0x3f
 	x.Preference = b[57]
@@ -3112,6 +3112,7 @@ func (x *PortCounters) unmarshal(b []byte) {
 	x.CounterSelect2 = b[18]
 	x.LocalLinkIntegrityErrors = (b[19] >> 4) & 0xf
 	x.ExcessiveBufferOverrunErrors = (b[19]) & 0xf
+	x.QP1Dropped = binary.BigEndian.Uint16(b[20:])
 	x.VL15Dropped = binary.BigEndian.Uint16(b[22:])
 	x.PortXmitData = binary.BigEndian.Uint32(b[24:])
 	x.PortRcvData = binary.BigEndian.Uint32(b[28:])
@@ -3137,6 +3138,7 @@ func (x *PortCounters) marshal(b []byte) {
 	b[18] = uint8(x.CounterSelect2)
 	b[19] |= uint8((uint64(x.LocalLinkIntegrityErrors) & 0xf) << 4)
 	b[19] |= uint8((uint64(x.ExcessiveBufferOverrunErrors) & 0xf))
+	binary.BigEndian.PutUint16(b[20:], uint16(x.QP1Dropped))
 	binary.BigEndian.PutUint16(b[22:], uint16(x.VL15Dropped))
 	binary.BigEndian.PutUint32(b[24:], uint32(x.PortXmitData))
 	binary.BigEndian.PutUint32(b[28:], uint32(x.PortRcvData))
@@ -3145,19 +3147,19 @@ func (x *PortCounters) marshal(b []byte) {
 	binary.BigEndian.PutUint32(b[40:], uint32(x.PortXmitWait))
 }
 
-// Unmarshal decodes PortCountersExtended from the first 72 bytes of b; a shorter b is a
+// Unmarshal decodes PortCountersExtended from the first 184 bytes of b; a shorter b is a
 // *DecodeError.
 func (x *PortCountersExtended) Unmarshal(b []byte) error {
-	if len(b) < 72 {
+	if len(b) < 184 {
 		return shortError(&descPortCountersExtended, len(b))
 	}
 	x.unmarshal(b)
 	return nil
 }
 
-// MarshalTo encodes PortCountersExtended into the first 72 bytes of b, reserved bits zero.
+// MarshalTo encodes PortCountersExtended into the first 184 bytes of b, reserved bits zero.
 func (x *PortCountersExtended) MarshalTo(b []byte) error {
-	if len(b) < 72 {
+	if len(b) < 184 {
 		return shortError(&descPortCountersExtended, len(b))
 	}
 	x.marshal(b)
@@ -3168,9 +3170,10 @@ func (x *PortCountersExtended) MarshalTo(b []byte) error {
 func (*PortCountersExtended) Desc() *Struct { return &descPortCountersExtended }
 
 func (x *PortCountersExtended) unmarshal(b []byte) {
-	_ = b[71]
+	_ = b[183]
 	x.PortSelect = b[1]
 	x.CounterSelect = binary.BigEndian.Uint16(b[2:])
+	x.CounterSelect2 = binary.BigEndian.Uint32(b[4:])
 	x.PortXmitData = binary.BigEndian.Uint64(b[8:])
 	x.PortRcvData = binary.BigEndian.Uint64(b[16:])
 	x.PortXmitPkts = binary.BigEndian.Uint64(b[24:])
@@ -3179,13 +3182,28 @@ func (x *PortCountersExtended) unmarshal(b []byte) {
 	x.PortUnicastRcvPkts = binary.BigEndian.Uint64(b[48:])
 	x.PortMulticastXmitPkts = binary.BigEndian.Uint64(b[56:])
 	x.PortMulticastRcvPkts = binary.BigEndian.Uint64(b[64:])
+	x.SymbolErrorCounter = binary.BigEndian.Uint64(b[72:])
+	x.LinkErrorRecoveryCounter = binary.BigEndian.Uint64(b[80:])
+	x.LinkDownedCounter = binary.BigEndian.Uint64(b[88:])
+	x.PortRcvErrors = binary.BigEndian.Uint64(b[96:])
+	x.PortRcvRemotePhysicalErrors = binary.BigEndian.Uint64(b[104:])
+	x.PortRcvSwitchRelayErrors = binary.BigEndian.Uint64(b[112:])
+	x.PortXmitDiscards = binary.BigEndian.Uint64(b[120:])
+	x.PortXmitConstraintErrors = binary.BigEndian.Uint64(b[128:])
+	x.PortRcvConstraintErrors = binary.BigEndian.Uint64(b[136:])
+	x.LocalLinkIntegrityErrors = binary.BigEndian.Uint64(b[144:])
+	x.ExcessiveBufferOverrunErrors = binary.BigEndian.Uint64(b[152:])
+	x.VL15Dropped = binary.BigEndian.Uint64(b[160:])
+	x.PortXmitWait = binary.BigEndian.Uint64(b[168:])
+	x.QP1Dropped = binary.BigEndian.Uint64(b[176:])
 }
 
 func (x *PortCountersExtended) marshal(b []byte) {
-	_ = b[71]
-	clear(b[:72])
+	_ = b[183]
+	clear(b[:184])
 	b[1] = uint8(x.PortSelect)
 	binary.BigEndian.PutUint16(b[2:], uint16(x.CounterSelect))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.CounterSelect2))
 	binary.BigEndian.PutUint64(b[8:], uint64(x.PortXmitData))
 	binary.BigEndian.PutUint64(b[16:], uint64(x.PortRcvData))
 	binary.BigEndian.PutUint64(b[24:], uint64(x.PortXmitPkts))
@@ -3194,6 +3212,128 @@ func (x *PortCountersExtended) marshal(b []byte) {
 	binary.BigEndian.PutUint64(b[48:], uint64(x.PortUnicastRcvPkts))
 	binary.BigEndian.PutUint64(b[56:], uint64(x.PortMulticastXmitPkts))
 	binary.BigEndian.PutUint64(b[64:], uint64(x.PortMulticastRcvPkts))
+	binary.BigEndian.PutUint64(b[72:], uint64(x.SymbolErrorCounter))
+	binary.BigEndian.PutUint64(b[80:], uint64(x.LinkErrorRecoveryCounter))
+	binary.BigEndian.PutUint64(b[88:], uint64(x.LinkDownedCounter))
+	binary.BigEndian.PutUint64(b[96:], uint64(x.PortRcvErrors))
+	binary.BigEndian.PutUint64(b[104:], uint64(x.PortRcvRemotePhysicalErrors))
+	binary.BigEndian.PutUint64(b[112:], uint64(x.PortRcvSwitchRelayErrors))
+	binary.BigEndian.PutUint64(b[120:], uint64(x.PortXmitDiscards))
+	binary.BigEndian.PutUint64(b[128:], uint64(x.PortXmitConstraintErrors))
+	binary.BigEndian.PutUint64(b[136:], uint64(x.PortRcvConstraintErrors))
+	binary.BigEndian.PutUint64(b[144:], uint64(x.LocalLinkIntegrityErrors))
+	binary.BigEndian.PutUint64(b[152:], uint64(x.ExcessiveBufferOverrunErrors))
+	binary.BigEndian.PutUint64(b[160:], uint64(x.VL15Dropped))
+	binary.BigEndian.PutUint64(b[168:], uint64(x.PortXmitWait))
+	binary.BigEndian.PutUint64(b[176:], uint64(x.QP1Dropped))
+}
+
+// Unmarshal decodes PortExtendedSpeedsCounters from the first 140 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *PortExtendedSpeedsCounters) Unmarshal(b []byte) error {
+	if len(b) < 140 {
+		return shortError(&descPortExtendedSpeedsCounters, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes PortExtendedSpeedsCounters into the first 140 bytes of b, reserved bits zero.
+func (x *PortExtendedSpeedsCounters) MarshalTo(b []byte) error {
+	if len(b) < 140 {
+		return shortError(&descPortExtendedSpeedsCounters, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of PortExtendedSpeedsCounters.
+func (*PortExtendedSpeedsCounters) Desc() *Struct { return &descPortExtendedSpeedsCounters }
+
+func (x *PortExtendedSpeedsCounters) unmarshal(b []byte) {
+	_ = b[139]
+	x.PortSelect = b[1]
+	x.CounterSelect = binary.BigEndian.Uint64(b[8:])
+	x.SyncHeaderErrorCounter = binary.BigEndian.Uint16(b[16:])
+	x.UnknownBlockCounter = binary.BigEndian.Uint16(b[18:])
+	for i := range x.ErrorDetectionCounterLane {
+		x.ErrorDetectionCounterLane[i] = binary.BigEndian.Uint16(b[20+2*i:])
+	}
+	for i := range x.FECCorrectableBlockCtrLane {
+		x.FECCorrectableBlockCtrLane[i] = binary.BigEndian.Uint32(b[44+4*i:])
+	}
+	for i := range x.FECUncorrectableBlockCtrLane {
+		x.FECUncorrectableBlockCtrLane[i] = binary.BigEndian.Uint32(b[92+4*i:])
+	}
+}
+
+func (x *PortExtendedSpeedsCounters) marshal(b []byte) {
+	_ = b[139]
+	clear(b[:140])
+	b[1] = uint8(x.PortSelect)
+	binary.BigEndian.PutUint64(b[8:], uint64(x.CounterSelect))
+	binary.BigEndian.PutUint16(b[16:], uint16(x.SyncHeaderErrorCounter))
+	binary.BigEndian.PutUint16(b[18:], uint16(x.UnknownBlockCounter))
+	for i := range x.ErrorDetectionCounterLane {
+		binary.BigEndian.PutUint16(b[20+2*i:], uint16(x.ErrorDetectionCounterLane[i]))
+	}
+	for i := range x.FECCorrectableBlockCtrLane {
+		binary.BigEndian.PutUint32(b[44+4*i:], uint32(x.FECCorrectableBlockCtrLane[i]))
+	}
+	for i := range x.FECUncorrectableBlockCtrLane {
+		binary.BigEndian.PutUint32(b[92+4*i:], uint32(x.FECUncorrectableBlockCtrLane[i]))
+	}
+}
+
+// Unmarshal decodes PortExtendedSpeedsCountersRSFEC from the first 152 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *PortExtendedSpeedsCountersRSFEC) Unmarshal(b []byte) error {
+	if len(b) < 152 {
+		return shortError(&descPortExtendedSpeedsCountersRSFEC, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes PortExtendedSpeedsCountersRSFEC into the first 152 bytes of b, reserved bits zero.
+func (x *PortExtendedSpeedsCountersRSFEC) MarshalTo(b []byte) error {
+	if len(b) < 152 {
+		return shortError(&descPortExtendedSpeedsCountersRSFEC, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of PortExtendedSpeedsCountersRSFEC.
+func (*PortExtendedSpeedsCountersRSFEC) Desc() *Struct { return &descPortExtendedSpeedsCountersRSFEC }
+
+func (x *PortExtendedSpeedsCountersRSFEC) unmarshal(b []byte) {
+	_ = b[151]
+	x.PortSelect = b[1]
+	x.CounterSelect = binary.BigEndian.Uint64(b[8:])
+	x.SyncHeaderErrorCounter = binary.BigEndian.Uint16(b[16:])
+	x.UnknownBlockCounter = binary.BigEndian.Uint16(b[18:])
+	for i := range x.FECCorrectableSymbolCtrLane {
+		x.FECCorrectableSymbolCtrLane[i] = binary.BigEndian.Uint32(b[44+4*i:])
+	}
+	x.PortFECCorrectableBlockCtr = binary.BigEndian.Uint32(b[140:])
+	x.PortFECUncorrectableBlockCtr = binary.BigEndian.Uint32(b[144:])
+	x.PortFECCorrectedSymbolCtr = binary.BigEndian.Uint32(b[148:])
+}
+
+func (x *PortExtendedSpeedsCountersRSFEC) marshal(b []byte) {
+	_ = b[151]
+	clear(b[:152])
+	b[1] = uint8(x.PortSelect)
+	binary.BigEndian.PutUint64(b[8:], uint64(x.CounterSelect))
+	binary.BigEndian.PutUint16(b[16:], uint16(x.SyncHeaderErrorCounter))
+	binary.BigEndian.PutUint16(b[18:], uint16(x.UnknownBlockCounter))
+	for i := range x.FECCorrectableSymbolCtrLane {
+		binary.BigEndian.PutUint32(b[44+4*i:], uint32(x.FECCorrectableSymbolCtrLane[i]))
+	}
+	binary.BigEndian.PutUint32(b[140:], uint32(x.PortFECCorrectableBlockCtr))
+	binary.BigEndian.PutUint32(b[144:], uint32(x.PortFECUncorrectableBlockCtr))
+	binary.BigEndian.PutUint32(b[148:], uint32(x.PortFECCorrectedSymbolCtr))
 }
 
 // Unmarshal decodes PortFlowCtlCounters from the first 12 bytes of b; a shorter b is a
@@ -3508,6 +3648,45 @@ func (x *PortOpRcvCounters) marshal(b []byte) {
 	binary.BigEndian.PutUint32(b[8:], uint32(x.PortOpRcvData))
 }
 
+// Unmarshal decodes PortRcvConCtrl from the first 12 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *PortRcvConCtrl) Unmarshal(b []byte) error {
+	if len(b) < 12 {
+		return shortError(&descPortRcvConCtrl, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes PortRcvConCtrl into the first 12 bytes of b, reserved bits zero.
+func (x *PortRcvConCtrl) MarshalTo(b []byte) error {
+	if len(b) < 12 {
+		return shortError(&descPortRcvConCtrl, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of PortRcvConCtrl.
+func (*PortRcvConCtrl) Desc() *Struct { return &descPortRcvConCtrl }
+
+func (x *PortRcvConCtrl) unmarshal(b []byte) {
+	_ = b[11]
+	x.PortSelect = b[1]
+	x.CounterSelect = binary.BigEndian.Uint16(b[2:])
+	x.PortPktRcvFECN = binary.BigEndian.Uint32(b[4:])
+	x.PortPktRcvBECN = binary.BigEndian.Uint32(b[8:])
+}
+
+func (x *PortRcvConCtrl) marshal(b []byte) {
+	_ = b[11]
+	clear(b[:12])
+	b[1] = uint8(x.PortSelect)
+	binary.BigEndian.PutUint16(b[2:], uint16(x.CounterSelect))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.PortPktRcvFECN))
+	binary.BigEndian.PutUint32(b[8:], uint32(x.PortPktRcvBECN))
+}
+
 // Unmarshal decodes PortRcvDataSL from the first 68 bytes of b; a shorter b is a
 // *DecodeError.
 func (x *PortRcvDataSL) Unmarshal(b []byte) error {
@@ -3596,6 +3775,88 @@ func (x *PortRcvErrorDetails) marshal(b []byte) {
 	binary.BigEndian.PutUint16(b[14:], uint16(x.PortLoopingErrors))
 }
 
+// Unmarshal decodes PortSLRcvBECN from the first 68 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *PortSLRcvBECN) Unmarshal(b []byte) error {
+	if len(b) < 68 {
+		return shortError(&descPortSLRcvBECN, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes PortSLRcvBECN into the first 68 bytes of b, reserved bits zero.
+func (x *PortSLRcvBECN) MarshalTo(b []byte) error {
+	if len(b) < 68 {
+		return shortError(&descPortSLRcvBECN, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of PortSLRcvBECN.
+func (*PortSLRcvBECN) Desc() *Struct { return &descPortSLRcvBECN }
+
+func (x *PortSLRcvBECN) unmarshal(b []byte) {
+	_ = b[67]
+	x.PortSelect = b[1]
+	x.CounterSelect = binary.BigEndian.Uint16(b[2:])
+	for i := range x.PortSLRcvBECN {
+		x.PortSLRcvBECN[i] = binary.BigEndian.Uint32(b[4+4*i:])
+	}
+}
+
+func (x *PortSLRcvBECN) marshal(b []byte) {
+	_ = b[67]
+	clear(b[:68])
+	b[1] = uint8(x.PortSelect)
+	binary.BigEndian.PutUint16(b[2:], uint16(x.CounterSelect))
+	for i := range x.PortSLRcvBECN {
+		binary.BigEndian.PutUint32(b[4+4*i:], uint32(x.PortSLRcvBECN[i]))
+	}
+}
+
+// Unmarshal decodes PortSLRcvFECN from the first 68 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *PortSLRcvFECN) Unmarshal(b []byte) error {
+	if len(b) < 68 {
+		return shortError(&descPortSLRcvFECN, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes PortSLRcvFECN into the first 68 bytes of b, reserved bits zero.
+func (x *PortSLRcvFECN) MarshalTo(b []byte) error {
+	if len(b) < 68 {
+		return shortError(&descPortSLRcvFECN, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of PortSLRcvFECN.
+func (*PortSLRcvFECN) Desc() *Struct { return &descPortSLRcvFECN }
+
+func (x *PortSLRcvFECN) unmarshal(b []byte) {
+	_ = b[67]
+	x.PortSelect = b[1]
+	x.CounterSelect = binary.BigEndian.Uint16(b[2:])
+	for i := range x.PortSLRcvFECN {
+		x.PortSLRcvFECN[i] = binary.BigEndian.Uint32(b[4+4*i:])
+	}
+}
+
+func (x *PortSLRcvFECN) marshal(b []byte) {
+	_ = b[67]
+	clear(b[:68])
+	b[1] = uint8(x.PortSelect)
+	binary.BigEndian.PutUint16(b[2:], uint16(x.CounterSelect))
+	for i := range x.PortSLRcvFECN {
+		binary.BigEndian.PutUint32(b[4+4*i:], uint32(x.PortSLRcvFECN[i]))
+	}
+}
+
 // Unmarshal decodes PortSamplesControl from the first 192 bytes of b; a shorter b is a
 // *DecodeError.
 func (x *PortSamplesControl) Unmarshal(b []byte) error {
@@ -3625,20 +3886,8 @@ func (x *PortSamplesControl) unmarshal(b []byte) {
 	x.Tick = b[2]
 	x.CounterWidth = (b[3]) & 0x7
 	x.CounterMask0 = (b[4] >> 3) & 0x7
-	x.CounterMask1 = (b[4]) & 0x7
-	x.CounterMask2 = (b[5] >> 5) & 0x7
-	x.CounterMask3 = (b[5] >> 2) & 0x7
-	x.CounterMask4 = uint8(((uint16(b[5])<<8 | uint16(b[6])) >> 7) & 0x7)
-	x.CounterMask5 = (b[6] >> 4) & 0x7
-	x.CounterMask6 = (b[6] >> 1) & 0x7
-	x.CounterMask7 = uint8(((uint16(b[6])<<8 | uint16(b[7])) >> 6) & 0x7)
-	x.CounterMask8 = (b[7] >> 3) & 0x7
-	x.CounterMask9 = (b[7]) & 0x7
-	x.CounterMask10 = (b[8] >> 4) & 0x7
-	x.CounterMask11 = (b[8] >> 1) & 0x7
-	x.CounterMask12 = uint8(((uint16(b[8])<<8 | uint16(b[9])) >> 6) & 0x7)
-	x.CounterMask13 = (b[9] >> 3) & 0x7
-	x.CounterMask14 = (b[9]) & 0x7
+	x.CounterMasks1to9 = (uint32(b[4])<<24 | uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7])) & 0x7ffffff
+	x.CounterMasks10to14 = (uint16(b[8])<<8 | uint16(b[9])) & 0x7fff
 	x.SampleMechanisms = b[10]
 	x.SampleStatus = (b[11]) & 0x3
 	x.OptionMask = binary.BigEndian.Uint64(b[12:])
@@ -3646,21 +3895,9 @@ func (x *PortSamplesControl) unmarshal(b []byte) {
 	x.SampleStart = binary.BigEndian.Uint32(b[28:])
 	x.SampleInterval = binary.BigEndian.Uint32(b[32:])
 	x.Tag = binary.BigEndian.Uint16(b[36:])
-	x.CounterSelect0 = binary.BigEndian.Uint16(b[38:])
-	x.CounterSelect1 = binary.BigEndian.Uint16(b[40:])
-	x.CounterSelect2 = binary.BigEndian.Uint16(b[42:])
-	x.CounterSelect3 = binary.BigEndian.Uint16(b[44:])
-	x.CounterSelect4 = binary.BigEndian.Uint16(b[46:])
-	x.CounterSelect5 = binary.BigEndian.Uint16(b[48:])
-	x.CounterSelect6 = binary.BigEndian.Uint16(b[50:])
-	x.CounterSelect7 = binary.BigEndian.Uint16(b[52:])
-	x.CounterSelect8 = binary.BigEndian.Uint16(b[54:])
-	x.CounterSelect9 = binary.BigEndian.Uint16(b[56:])
-	x.CounterSelect10 = binary.BigEndian.Uint16(b[58:])
-	x.CounterSelect11 = binary.BigEndian.Uint16(b[60:])
-	x.CounterSelect12 = binary.BigEndian.Uint16(b[62:])
-	x.CounterSelect13 = binary.BigEndian.Uint16(b[64:])
-	x.CounterSelect14 = binary.BigEndian.Uint16(b[66:])
+	for i := range x.CounterSelect {
+		x.CounterSelect[i] = binary.BigEndian.Uint16(b[38+2*i:])
+	}
 	x.SamplesOnlyOptionMask = binary.BigEndian.Uint64(b[72:])
 }
 
@@ -3672,32 +3909,18 @@ func (x *PortSamplesControl) marshal(b []byte) {
 	b[2] = uint8(x.Tick)
 	b[3] |= uint8((uint64(x.CounterWidth) & 0x7))
 	b[4] |= uint8((uint64(x.CounterMask0) & 0x7) << 3)
-	b[4] |= uint8((uint64(x.CounterMask1) & 0x7))
-	b[5] |= uint8((uint64(x.CounterMask2) & 0x7) << 5)
-	b[5] |= uint8((uint64(x.CounterMask3) & 0x7) << 2)
 	{
-		v := (uint64(x.CounterMask4) & 0x7) << 7
-		b[5] |= uint8(v >> 8)
-		b[6] |= uint8(v)
-	}
-	b[6] |= uint8((uint64(x.CounterMask5) & 0x7) << 4)
-	b[6] |= uint8((uint64(x.CounterMask6) & 0x7) << 1)
-	{
-		v := (uint64(x.CounterMask7) & 0x7) << 6
+		v := (uint64(x.CounterMasks1to9) & 0x7ffffff)
+		b[4] |= uint8(v >> 24)
+		b[5] |= uint8(v >> 16)
 		b[6] |= uint8(v >> 8)
 		b[7] |= uint8(v)
 	}
-	b[7] |= uint8((uint64(x.CounterMask8) & 0x7) << 3)
-	b[7] |= uint8((uint64(x.CounterMask9) & 0x7))
-	b[8] |= uint8((uint64(x.CounterMask10) & 0x7) << 4)
-	b[8] |= uint8((uint64(x.CounterMask11) & 0x7) << 1)
 	{
-		v := (uint64(x.CounterMask12) & 0x7) << 6
+		v := (uint64(x.CounterMasks10to14) & 0x7fff)
 		b[8] |= uint8(v >> 8)
 		b[9] |= uint8(v)
 	}
-	b[9] |= uint8((uint64(x.CounterMask13) & 0x7) << 3)
-	b[9] |= uint8((uint64(x.CounterMask14) & 0x7))
 	b[10] = uint8(x.SampleMechanisms)
 	b[11] |= uint8((uint64(x.SampleStatus) & 0x3))
 	binary.BigEndian.PutUint64(b[12:], uint64(x.OptionMask))
@@ -3705,21 +3928,9 @@ func (x *PortSamplesControl) marshal(b []byte) {
 	binary.BigEndian.PutUint32(b[28:], uint32(x.SampleStart))
 	binary.BigEndian.PutUint32(b[32:], uint32(x.SampleInterval))
 	binary.BigEndian.PutUint16(b[36:], uint16(x.Tag))
-	binary.BigEndian.PutUint16(b[38:], uint16(x.CounterSelect0))
-	binary.BigEndian.PutUint16(b[40:], uint16(x.CounterSelect1))
-	binary.BigEndian.PutUint16(b[42:], uint16(x.CounterSelect2))
-	binary.BigEndian.PutUint16(b[44:], uint16(x.CounterSelect3))
-	binary.BigEndian.PutUint16(b[46:], uint16(x.CounterSelect4))
-	binary.BigEndian.PutUint16(b[48:], uint16(x.CounterSelect5))
-	binary.BigEndian.PutUint16(b[50:], uint16(x.CounterSelect6))
-	binary.BigEndian.PutUint16(b[52:], uint16(x.CounterSelect7))
-	binary.BigEndian.PutUint16(b[54:], uint16(x.CounterSelect8))
-	binary.BigEndian.PutUint16(b[56:], uint16(x.CounterSelect9))
-	binary.BigEndian.PutUint16(b[58:], uint16(x.CounterSelect10))
-	binary.BigEndian.PutUint16(b[60:], uint16(x.CounterSelect11))
-	binary.BigEndian.PutUint16(b[62:], uint16(x.CounterSelect12))
-	binary.BigEndian.PutUint16(b[64:], uint16(x.CounterSelect13))
-	binary.BigEndian.PutUint16(b[66:], uint16(x.CounterSelect14))
+	for i := range x.CounterSelect {
+		binary.BigEndian.PutUint16(b[38+2*i:], uint16(x.CounterSelect[i]))
+	}
 	binary.BigEndian.PutUint64(b[72:], uint64(x.SamplesOnlyOptionMask))
 }
 
@@ -3934,6 +4145,47 @@ func (x *PortVLXmitFlowCtlUpdateErrors) marshal(b []byte) {
 	}
 }
 
+// Unmarshal decodes PortVLXmitTimeCong from the first 64 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *PortVLXmitTimeCong) Unmarshal(b []byte) error {
+	if len(b) < 64 {
+		return shortError(&descPortVLXmitTimeCong, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes PortVLXmitTimeCong into the first 64 bytes of b, reserved bits zero.
+func (x *PortVLXmitTimeCong) MarshalTo(b []byte) error {
+	if len(b) < 64 {
+		return shortError(&descPortVLXmitTimeCong, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of PortVLXmitTimeCong.
+func (*PortVLXmitTimeCong) Desc() *Struct { return &descPortVLXmitTimeCong }
+
+func (x *PortVLXmitTimeCong) unmarshal(b []byte) {
+	_ = b[63]
+	x.PortSelect = b[1]
+	x.CounterSelect = binary.BigEndian.Uint16(b[2:])
+	for i := range x.PortVLXmitTimeCong {
+		x.PortVLXmitTimeCong[i] = binary.BigEndian.Uint32(b[4+4*i:])
+	}
+}
+
+func (x *PortVLXmitTimeCong) marshal(b []byte) {
+	_ = b[63]
+	clear(b[:64])
+	b[1] = uint8(x.PortSelect)
+	binary.BigEndian.PutUint16(b[2:], uint16(x.CounterSelect))
+	for i := range x.PortVLXmitTimeCong {
+		binary.BigEndian.PutUint32(b[4+4*i:], uint32(x.PortVLXmitTimeCong[i]))
+	}
+}
+
 // Unmarshal decodes PortVLXmitWaitCounters from the first 36 bytes of b; a shorter b is a
 // *DecodeError.
 func (x *PortVLXmitWaitCounters) Unmarshal(b []byte) error {
@@ -3973,6 +4225,43 @@ func (x *PortVLXmitWaitCounters) marshal(b []byte) {
 	for i := range x.PortVLXmitWait {
 		binary.BigEndian.PutUint16(b[4+2*i:], uint16(x.PortVLXmitWait[i]))
 	}
+}
+
+// Unmarshal decodes PortXmitConCtrl from the first 8 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *PortXmitConCtrl) Unmarshal(b []byte) error {
+	if len(b) < 8 {
+		return shortError(&descPortXmitConCtrl, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes PortXmitConCtrl into the first 8 bytes of b, reserved bits zero.
+func (x *PortXmitConCtrl) MarshalTo(b []byte) error {
+	if len(b) < 8 {
+		return shortError(&descPortXmitConCtrl, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of PortXmitConCtrl.
+func (*PortXmitConCtrl) Desc() *Struct { return &descPortXmitConCtrl }
+
+func (x *PortXmitConCtrl) unmarshal(b []byte) {
+	_ = b[7]
+	x.PortSelect = b[1]
+	x.CounterSelect = binary.BigEndian.Uint16(b[2:])
+	x.PortXmitTimeCong = binary.BigEndian.Uint32(b[4:])
+}
+
+func (x *PortXmitConCtrl) marshal(b []byte) {
+	_ = b[7]
+	clear(b[:8])
+	b[1] = uint8(x.PortSelect)
+	binary.BigEndian.PutUint16(b[2:], uint16(x.CounterSelect))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.PortXmitTimeCong))
 }
 
 // Unmarshal decodes PortXmitDataSL from the first 68 bytes of b; a shorter b is a
@@ -4045,7 +4334,7 @@ func (x *PortXmitDiscardDetails) unmarshal(b []byte) {
 	x.PortInactiveDiscards = binary.BigEndian.Uint16(b[4:])
 	x.PortNeighborMTUDiscards = binary.BigEndian.Uint16(b[6:])
 	x.PortSwLifetimeLimitDiscards = binary.BigEndian.Uint16(b[8:])
-	x.PortSwHOQLimitDiscards = binary.BigEndian.Uint16(b[10:])
+	x.PortSwHOQLifetimeLimitDiscards = binary.BigEndian.Uint16(b[10:])
 }
 
 func (x *PortXmitDiscardDetails) marshal(b []byte) {
@@ -4056,7 +4345,7 @@ func (x *PortXmitDiscardDetails) marshal(b []byte) {
 	binary.BigEndian.PutUint16(b[4:], uint16(x.PortInactiveDiscards))
 	binary.BigEndian.PutUint16(b[6:], uint16(x.PortNeighborMTUDiscards))
 	binary.BigEndian.PutUint16(b[8:], uint16(x.PortSwLifetimeLimitDiscards))
-	binary.BigEndian.PutUint16(b[10:], uint16(x.PortSwHOQLimitDiscards))
+	binary.BigEndian.PutUint16(b[10:], uint16(x.PortSwHOQLifetimeLimitDiscards))
 }
 
 // Unmarshal decodes RMPPAbort from the first 256 bytes of b; a shorter b is a
