@@ -1,0 +1,27 @@
+// Package testbed brings up floor 3 of the tests (DESIGN.md, "Tests: four
+// floors"; TESTBED.md, part A) for any test in the module: the real ibsim
+// fabric simulator, OpenSM as subnet manager and SA, and the infiniband-diags
+// C tools, all from Debian packages that scripts/floors/10-ibsim.sh installs.
+//
+// Topologies come from generators (FatTree) or are built node by node
+// (Fabric) and are written in the ibnetdiscover format that ibsim reads,
+// with deterministic names and GUIDs, so a test knows what every reply must
+// contain.
+//
+// StartIBSim runs a simulator private to the test (its own
+// IBSIM_SOCKNAME); StartOpenSM brings its subnet up; RunC runs a C tool
+// against it under libumad2sim, so that our commands (through package
+// ibsim's transport) and the C ones can be compared on one fabric. Every
+// process runs in a temporary working directory (libumad2sim writes a fake
+// sysfs there), has a timeout, and is killed by its PID when the test ends.
+// Require skips a test locally, and fails it in CI, when a peer is missing.
+//
+// A typical test:
+//
+//	f, err := testbed.FatTree{Leaves: 2, Spines: 1, HCAsPerLeaf: 2}.Build()
+//	topo, err := f.Topology()
+//	sim := testbed.StartIBSim(t, topo)
+//	testbed.StartOpenSM(t, sim, "H-1")
+//	out, _, code := testbed.RunC(t, sim, "H-2", "ibnetdiscover")
+//	tr, err := ibsim.Dial(ctx, ibsim.Config{SockName: sim.SockName, Node: "H-2"})
+package testbed
