@@ -1,0 +1,19 @@
+// Command rdmatool shows and configures RDMA devices, links, resources and
+// counters through the kernel's RDMA netlink: a drop-in for iproute2's
+// rdma(8). See docs/rdmatool.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+
+	"github.com/rdmakit/rdmakit/internal/rdmatool"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := rdmatool.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
