@@ -55,8 +55,8 @@ type CongestionLog struct {
 	LogDetails      [218]byte `iba:"off=16"`
 }
 
-// CongestionLogSwitch is the Congestion Log of a switch (IBA A10.4.3.5,
-// LogType 1): the ports that marked FECNs and the fifteen most recent
+// CongestionLogSwitch is the Congestion Log of a switch (IBA A10.4.3.5)
+// with LogType 1: the ports that marked FECNs and the fifteen most recent
 // congestion events. It is a layout of attribute 0x13: query
 // CongestionLog and decode the reply with this type when LogType is 1.
 //
@@ -81,7 +81,7 @@ type CongestionLogEventSW struct {
 }
 
 // CongestionLogCA is the Congestion Log of a channel adapter
-// (IBA A10.4.3.5, LogType 2): the SLs whose CCTI reached the trigger
+// (IBA A10.4.3.5) with LogType 2: the SLs whose CCTI reached the trigger
 // threshold and the thirteen most recent such events. It is a layout of
 // attribute 0x13: query CongestionLog and decode the reply with this type
 // when LogType is 2. CurrentTimeStamp is at bit 64 as libibmad reads it;

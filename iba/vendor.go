@@ -205,8 +205,8 @@ type MlxCounterGroupInfo struct {
 //
 //iba:attr id=0x91 methods=VendGet,VendSet format=MlxFormat
 type MlxConfigCounterGroup struct {
-	_            uint64                  `iba:"off=0,bits=64"`
-	_            uint32                  `iba:"off=64,bits=32"`
+	_            uint64                   `iba:"off=0,bits=64"`
+	_            uint32                   `iba:"off=64,bits=32"`
 	GroupSelects [2]MlxCounterGroupSelect `iba:"off=96"`
 }
 

@@ -6,6 +6,240 @@ import "encoding/binary"
 
 var _ = binary.BigEndian
 
+// Unmarshal decodes BKeyInfo from the first 14 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *BKeyInfo) Unmarshal(b []byte) error {
+	if len(b) < 14 {
+		return shortError(&descBKeyInfo, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes BKeyInfo into the first 14 bytes of b, reserved bits zero.
+func (x *BKeyInfo) MarshalTo(b []byte) error {
+	if len(b) < 14 {
+		return shortError(&descBKeyInfo, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of BKeyInfo.
+func (*BKeyInfo) Desc() *Struct { return &descBKeyInfo }
+
+func (x *BKeyInfo) unmarshal(b []byte) {
+	_ = b[13]
+	x.BKey = binary.BigEndian.Uint64(b[0:])
+	x.BKeyProtectBit = (b[8] >> 7) & 0x1
+	x.BKeyLeasePeriod = binary.BigEndian.Uint16(b[10:])
+	x.BKeyViolations = binary.BigEndian.Uint16(b[12:])
+}
+
+func (x *BKeyInfo) marshal(b []byte) {
+	_ = b[13]
+	clear(b[:14])
+	binary.BigEndian.PutUint64(b[0:], uint64(x.BKey))
+	b[8] |= uint8((uint64(x.BKeyProtectBit) & 0x1) << 7)
+	binary.BigEndian.PutUint16(b[10:], uint16(x.BKeyLeasePeriod))
+	binary.BigEndian.PutUint16(b[12:], uint16(x.BKeyViolations))
+}
+
+// Unmarshal decodes BMFormat from the first 256 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *BMFormat) Unmarshal(b []byte) error {
+	if len(b) < 256 {
+		return shortError(&descBMFormat, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes BMFormat into the first 256 bytes of b, reserved bits zero.
+func (x *BMFormat) MarshalTo(b []byte) error {
+	if len(b) < 256 {
+		return shortError(&descBMFormat, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of BMFormat.
+func (*BMFormat) Desc() *Struct { return &descBMFormat }
+
+func (x *BMFormat) unmarshal(b []byte) {
+	_ = b[255]
+	x.MADHeader.unmarshal(b[0:])
+	x.BKey = binary.BigEndian.Uint64(b[24:])
+	copy(x.Data[:], b[64:256])
+}
+
+func (x *BMFormat) marshal(b []byte) {
+	_ = b[255]
+	clear(b[:256])
+	x.MADHeader.marshal(b[0:])
+	binary.BigEndian.PutUint64(b[24:], uint64(x.BKey))
+	copy(b[64:256], x.Data[:])
+}
+
+// Unmarshal decodes BMMessage from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *BMMessage) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descBMMessage, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes BMMessage into the first 192 bytes of b, reserved bits zero.
+func (x *BMMessage) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descBMMessage, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of BMMessage.
+func (*BMMessage) Desc() *Struct { return &descBMMessage }
+
+func (x *BMMessage) unmarshal(b []byte) {
+	_ = b[191]
+	x.Sequence = binary.BigEndian.Uint16(b[0:])
+	x.SourceDevice = b[2]
+	x.ParamCount = b[3]
+	copy(x.BMParameters[:], b[4:44])
+}
+
+func (x *BMMessage) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	binary.BigEndian.PutUint16(b[0:], uint16(x.Sequence))
+	b[2] = uint8(x.SourceDevice)
+	b[3] = uint8(x.ParamCount)
+	copy(b[4:44], x.BMParameters[:])
+}
+
+// Unmarshal decodes CACongestionEntry from the first 8 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *CACongestionEntry) Unmarshal(b []byte) error {
+	if len(b) < 8 {
+		return shortError(&descCACongestionEntry, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes CACongestionEntry into the first 8 bytes of b, reserved bits zero.
+func (x *CACongestionEntry) MarshalTo(b []byte) error {
+	if len(b) < 8 {
+		return shortError(&descCACongestionEntry, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of CACongestionEntry.
+func (*CACongestionEntry) Desc() *Struct { return &descCACongestionEntry }
+
+func (x *CACongestionEntry) unmarshal(b []byte) {
+	_ = b[7]
+	x.CCTITimer = binary.BigEndian.Uint16(b[0:])
+	x.CCTIIncrease = b[2]
+	x.TriggerThreshold = b[3]
+	x.CCTIMin = b[4]
+}
+
+func (x *CACongestionEntry) marshal(b []byte) {
+	_ = b[7]
+	clear(b[:8])
+	binary.BigEndian.PutUint16(b[0:], uint16(x.CCTITimer))
+	b[2] = uint8(x.CCTIIncrease)
+	b[3] = uint8(x.TriggerThreshold)
+	b[4] = uint8(x.CCTIMin)
+}
+
+// Unmarshal decodes CACongestionSetting from the first 132 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *CACongestionSetting) Unmarshal(b []byte) error {
+	if len(b) < 132 {
+		return shortError(&descCACongestionSetting, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes CACongestionSetting into the first 132 bytes of b, reserved bits zero.
+func (x *CACongestionSetting) MarshalTo(b []byte) error {
+	if len(b) < 132 {
+		return shortError(&descCACongestionSetting, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of CACongestionSetting.
+func (*CACongestionSetting) Desc() *Struct { return &descCACongestionSetting }
+
+func (x *CACongestionSetting) unmarshal(b []byte) {
+	_ = b[131]
+	x.PortControl = binary.BigEndian.Uint16(b[0:])
+	x.ControlMap = binary.BigEndian.Uint16(b[2:])
+	for i := range x.EntryList {
+		x.EntryList[i].unmarshal(b[4+i*8:])
+	}
+}
+
+func (x *CACongestionSetting) marshal(b []byte) {
+	_ = b[131]
+	clear(b[:132])
+	binary.BigEndian.PutUint16(b[0:], uint16(x.PortControl))
+	binary.BigEndian.PutUint16(b[2:], uint16(x.ControlMap))
+	for i := range x.EntryList {
+		x.EntryList[i].marshal(b[4+i*8:])
+	}
+}
+
+// Unmarshal decodes CCFormat from the first 256 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *CCFormat) Unmarshal(b []byte) error {
+	if len(b) < 256 {
+		return shortError(&descCCFormat, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes CCFormat into the first 256 bytes of b, reserved bits zero.
+func (x *CCFormat) MarshalTo(b []byte) error {
+	if len(b) < 256 {
+		return shortError(&descCCFormat, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of CCFormat.
+func (*CCFormat) Desc() *Struct { return &descCCFormat }
+
+func (x *CCFormat) unmarshal(b []byte) {
+	_ = b[255]
+	x.MADHeader.unmarshal(b[0:])
+	x.CCKey = binary.BigEndian.Uint64(b[24:])
+	copy(x.LogData[:], b[32:64])
+	copy(x.Data[:], b[64:256])
+}
+
+func (x *CCFormat) marshal(b []byte) {
+	_ = b[255]
+	clear(b[:256])
+	x.MADHeader.marshal(b[0:])
+	binary.BigEndian.PutUint64(b[24:], uint64(x.CCKey))
+	copy(b[32:64], x.LogData[:])
+	copy(b[64:256], x.Data[:])
+}
+
 // Unmarshal decodes CMAPR from the first 232 bytes of b; a shorter b is a
 // *DecodeError.
 func (x *CMAPR) Unmarshal(b []byte) error {
@@ -30,22 +264,22 @@ func (*CMAPR) Desc() *Struct { return &descCMAPR }
 
 func (x *CMAPR) unmarshal(b []byte) {
 	_ = b[231]
-	x.LCID = binary.BigEndian.Uint32(b[0:])
-	x.RCID = binary.BigEndian.Uint32(b[4:])
-	x.AdditionalInfoLength = b[8]
-	x.APstatus = b[9]
-	copy(x.AdditionalInfo[:], b[12:84])
+	x.LocalCommunicationID = binary.BigEndian.Uint32(b[0:])
+	x.RemoteCommunicationID = binary.BigEndian.Uint32(b[4:])
+	x.AdditionalInformationLength = b[8]
+	x.APStatus = b[9]
+	copy(x.AdditionalInformation[:], b[12:84])
 	copy(x.PrivateData[:], b[84:232])
 }
 
 func (x *CMAPR) marshal(b []byte) {
 	_ = b[231]
 	clear(b[:232])
-	binary.BigEndian.PutUint32(b[0:], uint32(x.LCID))
-	binary.BigEndian.PutUint32(b[4:], uint32(x.RCID))
-	b[8] = uint8(x.AdditionalInfoLength)
-	b[9] = uint8(x.APstatus)
-	copy(b[12:84], x.AdditionalInfo[:])
+	binary.BigEndian.PutUint32(b[0:], uint32(x.LocalCommunicationID))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.RemoteCommunicationID))
+	b[8] = uint8(x.AdditionalInformationLength)
+	b[9] = uint8(x.APStatus)
+	copy(b[12:84], x.AdditionalInformation[:])
 	copy(b[84:232], x.PrivateData[:])
 }
 
@@ -73,16 +307,16 @@ func (*CMDREP) Desc() *Struct { return &descCMDREP }
 
 func (x *CMDREP) unmarshal(b []byte) {
 	_ = b[231]
-	x.LCID = binary.BigEndian.Uint32(b[0:])
-	x.RCID = binary.BigEndian.Uint32(b[4:])
+	x.LocalCommunicationID = binary.BigEndian.Uint32(b[0:])
+	x.RemoteCommunicationID = binary.BigEndian.Uint32(b[4:])
 	copy(x.PrivateData[:], b[8:232])
 }
 
 func (x *CMDREP) marshal(b []byte) {
 	_ = b[231]
 	clear(b[:232])
-	binary.BigEndian.PutUint32(b[0:], uint32(x.LCID))
-	binary.BigEndian.PutUint32(b[4:], uint32(x.RCID))
+	binary.BigEndian.PutUint32(b[0:], uint32(x.LocalCommunicationID))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.RemoteCommunicationID))
 	copy(b[8:232], x.PrivateData[:])
 }
 
@@ -110,8 +344,8 @@ func (*CMDREQ) Desc() *Struct { return &descCMDREQ }
 
 func (x *CMDREQ) unmarshal(b []byte) {
 	_ = b[231]
-	x.LCID = binary.BigEndian.Uint32(b[0:])
-	x.RCID = binary.BigEndian.Uint32(b[4:])
+	x.LocalCommunicationID = binary.BigEndian.Uint32(b[0:])
+	x.RemoteCommunicationID = binary.BigEndian.Uint32(b[4:])
 	x.RemoteQPN = (uint32(b[8])<<16 | uint32(b[9])<<8 | uint32(b[10]))
 	copy(x.PrivateData[:], b[12:232])
 }
@@ -119,8 +353,8 @@ func (x *CMDREQ) unmarshal(b []byte) {
 func (x *CMDREQ) marshal(b []byte) {
 	_ = b[231]
 	clear(b[:232])
-	binary.BigEndian.PutUint32(b[0:], uint32(x.LCID))
-	binary.BigEndian.PutUint32(b[4:], uint32(x.RCID))
+	binary.BigEndian.PutUint32(b[0:], uint32(x.LocalCommunicationID))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.RemoteCommunicationID))
 	{
 		v := (uint64(x.RemoteQPN) & 0xffffff)
 		b[8] |= uint8(v >> 16)
@@ -189,54 +423,52 @@ func (*CMLAP) Desc() *Struct { return &descCMLAP }
 
 func (x *CMLAP) unmarshal(b []byte) {
 	_ = b[231]
-	x.LCID = binary.BigEndian.Uint32(b[0:])
-	x.RCID = binary.BigEndian.Uint32(b[4:])
-	x.QKey = binary.BigEndian.Uint32(b[8:])
-	x.RQPN = (uint32(b[12])<<16 | uint32(b[13])<<8 | uint32(b[14]))
-	x.RCMTimeout = (b[15] >> 3) & 0x1f
-	x.AltSLID = binary.BigEndian.Uint16(b[20:])
-	x.AltDLID = binary.BigEndian.Uint16(b[22:])
-	copy(x.AltSGID[:], b[24:40])
-	copy(x.AltDGID[:], b[40:56])
-	x.AltFlowLabel = ((uint32(b[56])<<16 | uint32(b[57])<<8 | uint32(b[58])) >> 4) & 0xfffff
-	x.AltTClass = b[59]
-	x.AltHopLimit = b[60]
-	x.AltIPD = (b[61]) & 0x3f
-	x.AltSL = (b[62] >> 4) & 0xf
-	x.AltSubnetLocal = (b[62] >> 3) & 0x1
-	x.AltLocalACKTimeout = (b[63] >> 3) & 0x1f
+	x.LocalCommunicationID = binary.BigEndian.Uint32(b[0:])
+	x.RemoteCommunicationID = binary.BigEndian.Uint32(b[4:])
+	x.RemoteQPN = (uint32(b[12])<<16 | uint32(b[13])<<8 | uint32(b[14]))
+	x.RemoteCMResponseTimeout = (b[15] >> 3) & 0x1f
+	x.AlternateLocalPortLID = binary.BigEndian.Uint16(b[20:])
+	x.AlternateRemotePortLID = binary.BigEndian.Uint16(b[22:])
+	copy(x.AlternateLocalPortGID[:], b[24:40])
+	copy(x.AlternateRemotePortGID[:], b[40:56])
+	x.AlternateFlowLabel = ((uint32(b[56])<<16 | uint32(b[57])<<8 | uint32(b[58])) >> 4) & 0xfffff
+	x.AlternateTrafficClass = b[59]
+	x.AlternateHopLimit = b[60]
+	x.AlternatePacketRate = (b[61]) & 0x3f
+	x.AlternateSL = (b[62] >> 4) & 0xf
+	x.AlternateSubnetLocal = (b[62] >> 3) & 0x1
+	x.AlternateLocalACKTimeout = (b[63] >> 3) & 0x1f
 	copy(x.PrivateData[:], b[64:232])
 }
 
 func (x *CMLAP) marshal(b []byte) {
 	_ = b[231]
 	clear(b[:232])
-	binary.BigEndian.PutUint32(b[0:], uint32(x.LCID))
-	binary.BigEndian.PutUint32(b[4:], uint32(x.RCID))
-	binary.BigEndian.PutUint32(b[8:], uint32(x.QKey))
+	binary.BigEndian.PutUint32(b[0:], uint32(x.LocalCommunicationID))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.RemoteCommunicationID))
 	{
-		v := (uint64(x.RQPN) & 0xffffff)
+		v := (uint64(x.RemoteQPN) & 0xffffff)
 		b[12] |= uint8(v >> 16)
 		b[13] |= uint8(v >> 8)
 		b[14] |= uint8(v)
 	}
-	b[15] |= uint8((uint64(x.RCMTimeout) & 0x1f) << 3)
-	binary.BigEndian.PutUint16(b[20:], uint16(x.AltSLID))
-	binary.BigEndian.PutUint16(b[22:], uint16(x.AltDLID))
-	copy(b[24:40], x.AltSGID[:])
-	copy(b[40:56], x.AltDGID[:])
+	b[15] |= uint8((uint64(x.RemoteCMResponseTimeout) & 0x1f) << 3)
+	binary.BigEndian.PutUint16(b[20:], uint16(x.AlternateLocalPortLID))
+	binary.BigEndian.PutUint16(b[22:], uint16(x.AlternateRemotePortLID))
+	copy(b[24:40], x.AlternateLocalPortGID[:])
+	copy(b[40:56], x.AlternateRemotePortGID[:])
 	{
-		v := (uint64(x.AltFlowLabel) & 0xfffff) << 4
+		v := (uint64(x.AlternateFlowLabel) & 0xfffff) << 4
 		b[56] |= uint8(v >> 16)
 		b[57] |= uint8(v >> 8)
 		b[58] |= uint8(v)
 	}
-	b[59] = uint8(x.AltTClass)
-	b[60] = uint8(x.AltHopLimit)
-	b[61] |= uint8((uint64(x.AltIPD) & 0x3f))
-	b[62] |= uint8((uint64(x.AltSL) & 0xf) << 4)
-	b[62] |= uint8((uint64(x.AltSubnetLocal) & 0x1) << 3)
-	b[63] |= uint8((uint64(x.AltLocalACKTimeout) & 0x1f) << 3)
+	b[59] = uint8(x.AlternateTrafficClass)
+	b[60] = uint8(x.AlternateHopLimit)
+	b[61] |= uint8((uint64(x.AlternatePacketRate) & 0x3f))
+	b[62] |= uint8((uint64(x.AlternateSL) & 0xf) << 4)
+	b[62] |= uint8((uint64(x.AlternateSubnetLocal) & 0x1) << 3)
+	b[63] |= uint8((uint64(x.AlternateLocalACKTimeout) & 0x1f) << 3)
 	copy(b[64:232], x.PrivateData[:])
 }
 
@@ -264,79 +496,21 @@ func (*CMMRA) Desc() *Struct { return &descCMMRA }
 
 func (x *CMMRA) unmarshal(b []byte) {
 	_ = b[231]
-	x.LCID = binary.BigEndian.Uint32(b[0:])
-	x.RCID = binary.BigEndian.Uint32(b[4:])
+	x.LocalCommunicationID = binary.BigEndian.Uint32(b[0:])
+	x.RemoteCommunicationID = binary.BigEndian.Uint32(b[4:])
 	x.MessageMRAed = (b[8] >> 6) & 0x3
 	x.ServiceTimeout = (b[9] >> 3) & 0x1f
-	copy(x.PrivateData[:], b[12:232])
+	copy(x.PrivateData[:], b[10:232])
 }
 
 func (x *CMMRA) marshal(b []byte) {
 	_ = b[231]
 	clear(b[:232])
-	binary.BigEndian.PutUint32(b[0:], uint32(x.LCID))
-	binary.BigEndian.PutUint32(b[4:], uint32(x.RCID))
+	binary.BigEndian.PutUint32(b[0:], uint32(x.LocalCommunicationID))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.RemoteCommunicationID))
 	b[8] |= uint8((uint64(x.MessageMRAed) & 0x3) << 6)
 	b[9] |= uint8((uint64(x.ServiceTimeout) & 0x1f) << 3)
-	copy(b[12:232], x.PrivateData[:])
-}
-
-// Unmarshal decodes CMPath from the first 44 bytes of b; a shorter b is a
-// *DecodeError.
-func (x *CMPath) Unmarshal(b []byte) error {
-	if len(b) < 44 {
-		return shortError(&descCMPath, len(b))
-	}
-	x.unmarshal(b)
-	return nil
-}
-
-// MarshalTo encodes CMPath into the first 44 bytes of b, reserved bits zero.
-func (x *CMPath) MarshalTo(b []byte) error {
-	if len(b) < 44 {
-		return shortError(&descCMPath, len(b))
-	}
-	x.marshal(b)
-	return nil
-}
-
-// Desc returns the field table of CMPath.
-func (*CMPath) Desc() *Struct { return &descCMPath }
-
-func (x *CMPath) unmarshal(b []byte) {
-	_ = b[43]
-	x.SLID = binary.BigEndian.Uint16(b[0:])
-	x.DLID = binary.BigEndian.Uint16(b[2:])
-	copy(x.SGID[:], b[4:20])
-	copy(x.DGID[:], b[20:36])
-	x.FlowLabel = ((uint32(b[36])<<16 | uint32(b[37])<<8 | uint32(b[38])) >> 4) & 0xfffff
-	x.PD = (b[39]) & 0x3f
-	x.TClass = b[40]
-	x.HopLimit = b[41]
-	x.SL = (b[42] >> 4) & 0xf
-	x.SubnetLocal = (b[42] >> 3) & 0x1
-	x.LocalACKTimeout = (b[43] >> 3) & 0x1f
-}
-
-func (x *CMPath) marshal(b []byte) {
-	_ = b[43]
-	clear(b[:44])
-	binary.BigEndian.PutUint16(b[0:], uint16(x.SLID))
-	binary.BigEndian.PutUint16(b[2:], uint16(x.DLID))
-	copy(b[4:20], x.SGID[:])
-	copy(b[20:36], x.DGID[:])
-	{
-		v := (uint64(x.FlowLabel) & 0xfffff) << 4
-		b[36] |= uint8(v >> 16)
-		b[37] |= uint8(v >> 8)
-		b[38] |= uint8(v)
-	}
-	b[39] |= uint8((uint64(x.PD) & 0x3f))
-	b[40] = uint8(x.TClass)
-	b[41] = uint8(x.HopLimit)
-	b[42] |= uint8((uint64(x.SL) & 0xf) << 4)
-	b[42] |= uint8((uint64(x.SubnetLocal) & 0x1) << 3)
-	b[43] |= uint8((uint64(x.LocalACKTimeout) & 0x1f) << 3)
+	copy(b[10:232], x.PrivateData[:])
 }
 
 // Unmarshal decodes CMREJ from the first 232 bytes of b; a shorter b is a
@@ -363,10 +537,10 @@ func (*CMREJ) Desc() *Struct { return &descCMREJ }
 
 func (x *CMREJ) unmarshal(b []byte) {
 	_ = b[231]
-	x.LCID = binary.BigEndian.Uint32(b[0:])
-	x.RCID = binary.BigEndian.Uint32(b[4:])
+	x.LocalCommunicationID = binary.BigEndian.Uint32(b[0:])
+	x.RemoteCommunicationID = binary.BigEndian.Uint32(b[4:])
 	x.MessageRejected = (b[8] >> 6) & 0x3
-	x.RejectInfoLength = (b[9] >> 1) & 0x7f
+	x.RejectedInfoLength = (b[9] >> 1) & 0x7f
 	x.Reason = binary.BigEndian.Uint16(b[10:])
 	copy(x.ARI[:], b[12:84])
 	copy(x.PrivateData[:], b[84:232])
@@ -375,10 +549,10 @@ func (x *CMREJ) unmarshal(b []byte) {
 func (x *CMREJ) marshal(b []byte) {
 	_ = b[231]
 	clear(b[:232])
-	binary.BigEndian.PutUint32(b[0:], uint32(x.LCID))
-	binary.BigEndian.PutUint32(b[4:], uint32(x.RCID))
+	binary.BigEndian.PutUint32(b[0:], uint32(x.LocalCommunicationID))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.RemoteCommunicationID))
 	b[8] |= uint8((uint64(x.MessageRejected) & 0x3) << 6)
-	b[9] |= uint8((uint64(x.RejectInfoLength) & 0x7f) << 1)
+	b[9] |= uint8((uint64(x.RejectedInfoLength) & 0x7f) << 1)
 	binary.BigEndian.PutUint16(b[10:], uint16(x.Reason))
 	copy(b[12:84], x.ARI[:])
 	copy(b[84:232], x.PrivateData[:])
@@ -408,27 +582,28 @@ func (*CMREP) Desc() *Struct { return &descCMREP }
 
 func (x *CMREP) unmarshal(b []byte) {
 	_ = b[231]
-	x.LCID = binary.BigEndian.Uint32(b[0:])
-	x.RCID = binary.BigEndian.Uint32(b[4:])
+	x.LocalCommunicationID = binary.BigEndian.Uint32(b[0:])
+	x.RemoteCommunicationID = binary.BigEndian.Uint32(b[4:])
 	x.LocalQKey = binary.BigEndian.Uint32(b[8:])
 	x.LocalQPN = (uint32(b[12])<<16 | uint32(b[13])<<8 | uint32(b[14]))
-	x.LocalEEContext = (uint32(b[16])<<16 | uint32(b[17])<<8 | uint32(b[18]))
+	x.LocalEEContextNumber = (uint32(b[16])<<16 | uint32(b[17])<<8 | uint32(b[18]))
 	x.StartingPSN = (uint32(b[20])<<16 | uint32(b[21])<<8 | uint32(b[22]))
 	x.ResponderResources = b[24]
 	x.InitiatorDepth = b[25]
 	x.TargetACKDelay = (b[26] >> 3) & 0x1f
 	x.FailoverAccepted = (b[26] >> 1) & 0x3
-	x.FlowControl = (b[26]) & 0x1
+	x.EndToEndFlowControl = (b[26]) & 0x1
 	x.RNRRetryCount = (b[27] >> 5) & 0x7
-	x.LGUID = GUID(binary.BigEndian.Uint64(b[28:]))
+	x.SRQ = (b[27] >> 4) & 0x1
+	x.LocalCAGUID = GUID(binary.BigEndian.Uint64(b[28:]))
 	copy(x.PrivateData[:], b[36:232])
 }
 
 func (x *CMREP) marshal(b []byte) {
 	_ = b[231]
 	clear(b[:232])
-	binary.BigEndian.PutUint32(b[0:], uint32(x.LCID))
-	binary.BigEndian.PutUint32(b[4:], uint32(x.RCID))
+	binary.BigEndian.PutUint32(b[0:], uint32(x.LocalCommunicationID))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.RemoteCommunicationID))
 	binary.BigEndian.PutUint32(b[8:], uint32(x.LocalQKey))
 	{
 		v := (uint64(x.LocalQPN) & 0xffffff)
@@ -437,7 +612,7 @@ func (x *CMREP) marshal(b []byte) {
 		b[14] |= uint8(v)
 	}
 	{
-		v := (uint64(x.LocalEEContext) & 0xffffff)
+		v := (uint64(x.LocalEEContextNumber) & 0xffffff)
 		b[16] |= uint8(v >> 16)
 		b[17] |= uint8(v >> 8)
 		b[18] |= uint8(v)
@@ -452,9 +627,10 @@ func (x *CMREP) marshal(b []byte) {
 	b[25] = uint8(x.InitiatorDepth)
 	b[26] |= uint8((uint64(x.TargetACKDelay) & 0x1f) << 3)
 	b[26] |= uint8((uint64(x.FailoverAccepted) & 0x3) << 1)
-	b[26] |= uint8((uint64(x.FlowControl) & 0x1))
+	b[26] |= uint8((uint64(x.EndToEndFlowControl) & 0x1))
 	b[27] |= uint8((uint64(x.RNRRetryCount) & 0x7) << 5)
-	binary.BigEndian.PutUint64(b[28:], uint64(x.LGUID))
+	b[27] |= uint8((uint64(x.SRQ) & 0x1) << 4)
+	binary.BigEndian.PutUint64(b[28:], uint64(x.LocalCAGUID))
 	copy(b[36:232], x.PrivateData[:])
 }
 
@@ -482,39 +658,60 @@ func (*CMREQ) Desc() *Struct { return &descCMREQ }
 
 func (x *CMREQ) unmarshal(b []byte) {
 	_ = b[231]
-	x.LCID = binary.BigEndian.Uint32(b[0:])
+	x.LocalCommunicationID = binary.BigEndian.Uint32(b[0:])
 	x.ServiceID = binary.BigEndian.Uint64(b[8:])
-	x.LGUID = GUID(binary.BigEndian.Uint64(b[16:]))
-	x.LocalCMQKey = binary.BigEndian.Uint32(b[24:])
+	x.LocalCAGUID = GUID(binary.BigEndian.Uint64(b[16:]))
 	x.LocalQKey = binary.BigEndian.Uint32(b[28:])
 	x.LocalQPN = (uint32(b[32])<<16 | uint32(b[33])<<8 | uint32(b[34]))
 	x.ResponderResources = b[35]
 	x.LocalEECN = (uint32(b[36])<<16 | uint32(b[37])<<8 | uint32(b[38]))
 	x.InitiatorDepth = b[39]
 	x.RemoteEECN = (uint32(b[40])<<16 | uint32(b[41])<<8 | uint32(b[42]))
-	x.RemoteResponseTimeout = (b[43] >> 3) & 0x1f
-	x.TransportService = (b[43] >> 1) & 0x3
-	x.FlowControl = (b[43]) & 0x1
+	x.RemoteCMResponseTimeout = (b[43] >> 3) & 0x1f
+	x.TransportServiceType = (b[43] >> 1) & 0x3
+	x.EndToEndFlowControl = (b[43]) & 0x1
 	x.StartingPSN = (uint32(b[44])<<16 | uint32(b[45])<<8 | uint32(b[46]))
-	x.LocalResponseTimeout = (b[47] >> 3) & 0x1f
+	x.LocalCMResponseTimeout = (b[47] >> 3) & 0x1f
 	x.RetryCount = (b[47]) & 0x7
-	x.PKey = binary.BigEndian.Uint16(b[48:])
-	x.PathPacketMTU = (b[50] >> 4) & 0xf
+	x.PartitionKey = binary.BigEndian.Uint16(b[48:])
+	x.PathPacketPayloadMTU = (b[50] >> 4) & 0xf
 	x.RDCExists = (b[50] >> 3) & 0x1
 	x.RNRRetryCount = (b[50]) & 0x7
 	x.MaxCMRetries = (b[51] >> 4) & 0xf
-	x.PrimaryPath.unmarshal(b[52:])
-	x.AlternatePath.unmarshal(b[96:])
+	x.SRQ = (b[51] >> 3) & 0x1
+	x.ExtendedTransportType = (b[51]) & 0x7
+	x.PrimaryLocalPortLID = binary.BigEndian.Uint16(b[52:])
+	x.PrimaryRemotePortLID = binary.BigEndian.Uint16(b[54:])
+	copy(x.PrimaryLocalPortGID[:], b[56:72])
+	copy(x.PrimaryRemotePortGID[:], b[72:88])
+	x.PrimaryFlowLabel = ((uint32(b[88])<<16 | uint32(b[89])<<8 | uint32(b[90])) >> 4) & 0xfffff
+	x.PrimaryPacketRate = (b[91]) & 0x3f
+	x.PrimaryTrafficClass = b[92]
+	x.PrimaryHopLimit = b[93]
+	x.PrimarySL = (b[94] >> 4) & 0xf
+	x.PrimarySubnetLocal = (b[94] >> 3) & 0x1
+	x.PrimaryLocalACKTimeout = (b[95] >> 3) & 0x1f
+	x.AlternateLocalPortLID = binary.BigEndian.Uint16(b[96:])
+	x.AlternateRemotePortLID = binary.BigEndian.Uint16(b[98:])
+	copy(x.AlternateLocalPortGID[:], b[100:116])
+	copy(x.AlternateRemotePortGID[:], b[116:132])
+	x.AlternateFlowLabel = ((uint32(b[132])<<16 | uint32(b[133])<<8 | uint32(b[134])) >> 4) & 0xfffff
+	x.AlternatePacketRate = (b[135]) & 0x3f
+	x.AlternateTrafficClass = b[136]
+	x.AlternateHopLimit = b[137]
+	x.AlternateSL = (b[138] >> 4) & 0xf
+	x.AlternateSubnetLocal = (b[138] >> 3) & 0x1
+	x.AlternateLocalACKTimeout = (b[139] >> 3) & 0x1f
+	x.SAPSupported = (b[139] >> 2) & 0x1
 	copy(x.PrivateData[:], b[140:232])
 }
 
 func (x *CMREQ) marshal(b []byte) {
 	_ = b[231]
 	clear(b[:232])
-	binary.BigEndian.PutUint32(b[0:], uint32(x.LCID))
+	binary.BigEndian.PutUint32(b[0:], uint32(x.LocalCommunicationID))
 	binary.BigEndian.PutUint64(b[8:], uint64(x.ServiceID))
-	binary.BigEndian.PutUint64(b[16:], uint64(x.LGUID))
-	binary.BigEndian.PutUint32(b[24:], uint32(x.LocalCMQKey))
+	binary.BigEndian.PutUint64(b[16:], uint64(x.LocalCAGUID))
 	binary.BigEndian.PutUint32(b[28:], uint32(x.LocalQKey))
 	{
 		v := (uint64(x.LocalQPN) & 0xffffff)
@@ -536,24 +733,57 @@ func (x *CMREQ) marshal(b []byte) {
 		b[41] |= uint8(v >> 8)
 		b[42] |= uint8(v)
 	}
-	b[43] |= uint8((uint64(x.RemoteResponseTimeout) & 0x1f) << 3)
-	b[43] |= uint8((uint64(x.TransportService) & 0x3) << 1)
-	b[43] |= uint8((uint64(x.FlowControl) & 0x1))
+	b[43] |= uint8((uint64(x.RemoteCMResponseTimeout) & 0x1f) << 3)
+	b[43] |= uint8((uint64(x.TransportServiceType) & 0x3) << 1)
+	b[43] |= uint8((uint64(x.EndToEndFlowControl) & 0x1))
 	{
 		v := (uint64(x.StartingPSN) & 0xffffff)
 		b[44] |= uint8(v >> 16)
 		b[45] |= uint8(v >> 8)
 		b[46] |= uint8(v)
 	}
-	b[47] |= uint8((uint64(x.LocalResponseTimeout) & 0x1f) << 3)
+	b[47] |= uint8((uint64(x.LocalCMResponseTimeout) & 0x1f) << 3)
 	b[47] |= uint8((uint64(x.RetryCount) & 0x7))
-	binary.BigEndian.PutUint16(b[48:], uint16(x.PKey))
-	b[50] |= uint8((uint64(x.PathPacketMTU) & 0xf) << 4)
+	binary.BigEndian.PutUint16(b[48:], uint16(x.PartitionKey))
+	b[50] |= uint8((uint64(x.PathPacketPayloadMTU) & 0xf) << 4)
 	b[50] |= uint8((uint64(x.RDCExists) & 0x1) << 3)
 	b[50] |= uint8((uint64(x.RNRRetryCount) & 0x7))
 	b[51] |= uint8((uint64(x.MaxCMRetries) & 0xf) << 4)
-	x.PrimaryPath.marshal(b[52:])
-	x.AlternatePath.marshal(b[96:])
+	b[51] |= uint8((uint64(x.SRQ) & 0x1) << 3)
+	b[51] |= uint8((uint64(x.ExtendedTransportType) & 0x7))
+	binary.BigEndian.PutUint16(b[52:], uint16(x.PrimaryLocalPortLID))
+	binary.BigEndian.PutUint16(b[54:], uint16(x.PrimaryRemotePortLID))
+	copy(b[56:72], x.PrimaryLocalPortGID[:])
+	copy(b[72:88], x.PrimaryRemotePortGID[:])
+	{
+		v := (uint64(x.PrimaryFlowLabel) & 0xfffff) << 4
+		b[88] |= uint8(v >> 16)
+		b[89] |= uint8(v >> 8)
+		b[90] |= uint8(v)
+	}
+	b[91] |= uint8((uint64(x.PrimaryPacketRate) & 0x3f))
+	b[92] = uint8(x.PrimaryTrafficClass)
+	b[93] = uint8(x.PrimaryHopLimit)
+	b[94] |= uint8((uint64(x.PrimarySL) & 0xf) << 4)
+	b[94] |= uint8((uint64(x.PrimarySubnetLocal) & 0x1) << 3)
+	b[95] |= uint8((uint64(x.PrimaryLocalACKTimeout) & 0x1f) << 3)
+	binary.BigEndian.PutUint16(b[96:], uint16(x.AlternateLocalPortLID))
+	binary.BigEndian.PutUint16(b[98:], uint16(x.AlternateRemotePortLID))
+	copy(b[100:116], x.AlternateLocalPortGID[:])
+	copy(b[116:132], x.AlternateRemotePortGID[:])
+	{
+		v := (uint64(x.AlternateFlowLabel) & 0xfffff) << 4
+		b[132] |= uint8(v >> 16)
+		b[133] |= uint8(v >> 8)
+		b[134] |= uint8(v)
+	}
+	b[135] |= uint8((uint64(x.AlternatePacketRate) & 0x3f))
+	b[136] = uint8(x.AlternateTrafficClass)
+	b[137] = uint8(x.AlternateHopLimit)
+	b[138] |= uint8((uint64(x.AlternateSL) & 0xf) << 4)
+	b[138] |= uint8((uint64(x.AlternateSubnetLocal) & 0x1) << 3)
+	b[139] |= uint8((uint64(x.AlternateLocalACKTimeout) & 0x1f) << 3)
+	b[139] |= uint8((uint64(x.SAPSupported) & 0x1) << 2)
 	copy(b[140:232], x.PrivateData[:])
 }
 
@@ -581,102 +811,106 @@ func (*CMRTU) Desc() *Struct { return &descCMRTU }
 
 func (x *CMRTU) unmarshal(b []byte) {
 	_ = b[231]
-	x.LCID = binary.BigEndian.Uint32(b[0:])
-	x.RCID = binary.BigEndian.Uint32(b[4:])
+	x.LocalCommunicationID = binary.BigEndian.Uint32(b[0:])
+	x.RemoteCommunicationID = binary.BigEndian.Uint32(b[4:])
 	copy(x.PrivateData[:], b[8:232])
 }
 
 func (x *CMRTU) marshal(b []byte) {
 	_ = b[231]
 	clear(b[:232])
-	binary.BigEndian.PutUint32(b[0:], uint32(x.LCID))
-	binary.BigEndian.PutUint32(b[4:], uint32(x.RCID))
+	binary.BigEndian.PutUint32(b[0:], uint32(x.LocalCommunicationID))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.RemoteCommunicationID))
 	copy(b[8:232], x.PrivateData[:])
 }
 
-// Unmarshal decodes CMSIDR_REP from the first 232 bytes of b; a shorter b is a
+// Unmarshal decodes CMSIDRRep from the first 232 bytes of b; a shorter b is a
 // *DecodeError.
-func (x *CMSIDR_REP) Unmarshal(b []byte) error {
+func (x *CMSIDRRep) Unmarshal(b []byte) error {
 	if len(b) < 232 {
-		return shortError(&descCMSIDR_REP, len(b))
+		return shortError(&descCMSIDRRep, len(b))
 	}
 	x.unmarshal(b)
 	return nil
 }
 
-// MarshalTo encodes CMSIDR_REP into the first 232 bytes of b, reserved bits zero.
-func (x *CMSIDR_REP) MarshalTo(b []byte) error {
+// MarshalTo encodes CMSIDRRep into the first 232 bytes of b, reserved bits zero.
+func (x *CMSIDRRep) MarshalTo(b []byte) error {
 	if len(b) < 232 {
-		return shortError(&descCMSIDR_REP, len(b))
+		return shortError(&descCMSIDRRep, len(b))
 	}
 	x.marshal(b)
 	return nil
 }
 
-// Desc returns the field table of CMSIDR_REP.
-func (*CMSIDR_REP) Desc() *Struct { return &descCMSIDR_REP }
+// Desc returns the field table of CMSIDRRep.
+func (*CMSIDRRep) Desc() *Struct { return &descCMSIDRRep }
 
-func (x *CMSIDR_REP) unmarshal(b []byte) {
+func (x *CMSIDRRep) unmarshal(b []byte) {
 	_ = b[231]
 	x.RequestID = binary.BigEndian.Uint32(b[0:])
-	x.QPN = (uint32(b[4])<<16 | uint32(b[5])<<8 | uint32(b[6]))
-	x.Status = b[7]
-	x.ServiceID = binary.BigEndian.Uint64(b[8:])
-	x.QKey = binary.BigEndian.Uint32(b[16:])
-	x.ClassPortinfo.unmarshal(b[20:])
-	copy(x.PrivateData[:], b[92:232])
+	x.Status = b[4]
+	x.AdditionalInformationLength = b[5]
+	x.QPN = (uint32(b[8])<<16 | uint32(b[9])<<8 | uint32(b[10]))
+	x.ServiceID = binary.BigEndian.Uint64(b[12:])
+	x.QKey = binary.BigEndian.Uint32(b[20:])
+	copy(x.AdditionalInformation[:], b[24:96])
+	copy(x.PrivateData[:], b[96:232])
 }
 
-func (x *CMSIDR_REP) marshal(b []byte) {
+func (x *CMSIDRRep) marshal(b []byte) {
 	_ = b[231]
 	clear(b[:232])
 	binary.BigEndian.PutUint32(b[0:], uint32(x.RequestID))
+	b[4] = uint8(x.Status)
+	b[5] = uint8(x.AdditionalInformationLength)
 	{
 		v := (uint64(x.QPN) & 0xffffff)
-		b[4] |= uint8(v >> 16)
-		b[5] |= uint8(v >> 8)
-		b[6] |= uint8(v)
+		b[8] |= uint8(v >> 16)
+		b[9] |= uint8(v >> 8)
+		b[10] |= uint8(v)
 	}
-	b[7] = uint8(x.Status)
-	binary.BigEndian.PutUint64(b[8:], uint64(x.ServiceID))
-	binary.BigEndian.PutUint32(b[16:], uint32(x.QKey))
-	x.ClassPortinfo.marshal(b[20:])
-	copy(b[92:232], x.PrivateData[:])
+	binary.BigEndian.PutUint64(b[12:], uint64(x.ServiceID))
+	binary.BigEndian.PutUint32(b[20:], uint32(x.QKey))
+	copy(b[24:96], x.AdditionalInformation[:])
+	copy(b[96:232], x.PrivateData[:])
 }
 
-// Unmarshal decodes CMSIDR_REQ from the first 232 bytes of b; a shorter b is a
+// Unmarshal decodes CMSIDRReq from the first 232 bytes of b; a shorter b is a
 // *DecodeError.
-func (x *CMSIDR_REQ) Unmarshal(b []byte) error {
+func (x *CMSIDRReq) Unmarshal(b []byte) error {
 	if len(b) < 232 {
-		return shortError(&descCMSIDR_REQ, len(b))
+		return shortError(&descCMSIDRReq, len(b))
 	}
 	x.unmarshal(b)
 	return nil
 }
 
-// MarshalTo encodes CMSIDR_REQ into the first 232 bytes of b, reserved bits zero.
-func (x *CMSIDR_REQ) MarshalTo(b []byte) error {
+// MarshalTo encodes CMSIDRReq into the first 232 bytes of b, reserved bits zero.
+func (x *CMSIDRReq) MarshalTo(b []byte) error {
 	if len(b) < 232 {
-		return shortError(&descCMSIDR_REQ, len(b))
+		return shortError(&descCMSIDRReq, len(b))
 	}
 	x.marshal(b)
 	return nil
 }
 
-// Desc returns the field table of CMSIDR_REQ.
-func (*CMSIDR_REQ) Desc() *Struct { return &descCMSIDR_REQ }
+// Desc returns the field table of CMSIDRReq.
+func (*CMSIDRReq) Desc() *Struct { return &descCMSIDRReq }
 
-func (x *CMSIDR_REQ) unmarshal(b []byte) {
+func (x *CMSIDRReq) unmarshal(b []byte) {
 	_ = b[231]
 	x.RequestID = binary.BigEndian.Uint32(b[0:])
+	x.PartitionKey = binary.BigEndian.Uint16(b[4:])
 	x.ServiceID = binary.BigEndian.Uint64(b[8:])
 	copy(x.PrivateData[:], b[16:232])
 }
 
-func (x *CMSIDR_REQ) marshal(b []byte) {
+func (x *CMSIDRReq) marshal(b []byte) {
 	_ = b[231]
 	clear(b[:232])
 	binary.BigEndian.PutUint32(b[0:], uint32(x.RequestID))
+	binary.BigEndian.PutUint16(b[4:], uint16(x.PartitionKey))
 	binary.BigEndian.PutUint64(b[8:], uint64(x.ServiceID))
 	copy(b[16:232], x.PrivateData[:])
 }
@@ -813,6 +1047,383 @@ func (x *CommunityInfo) marshal(b []byte) {
 	_ = b[63]
 	clear(b[:64])
 	copy(b[0:64], x.CommunityName[:])
+}
+
+// Unmarshal decodes CongestionControlTable from the first 132 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *CongestionControlTable) Unmarshal(b []byte) error {
+	if len(b) < 132 {
+		return shortError(&descCongestionControlTable, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes CongestionControlTable into the first 132 bytes of b, reserved bits zero.
+func (x *CongestionControlTable) MarshalTo(b []byte) error {
+	if len(b) < 132 {
+		return shortError(&descCongestionControlTable, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of CongestionControlTable.
+func (*CongestionControlTable) Desc() *Struct { return &descCongestionControlTable }
+
+func (x *CongestionControlTable) unmarshal(b []byte) {
+	_ = b[131]
+	x.CCTILimit = binary.BigEndian.Uint16(b[0:])
+	for i := range x.EntryList {
+		x.EntryList[i].unmarshal(b[4+i*2:])
+	}
+}
+
+func (x *CongestionControlTable) marshal(b []byte) {
+	_ = b[131]
+	clear(b[:132])
+	binary.BigEndian.PutUint16(b[0:], uint16(x.CCTILimit))
+	for i := range x.EntryList {
+		x.EntryList[i].marshal(b[4+i*2:])
+	}
+}
+
+// Unmarshal decodes CongestionControlTableEntry from the first 2 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *CongestionControlTableEntry) Unmarshal(b []byte) error {
+	if len(b) < 2 {
+		return shortError(&descCongestionControlTableEntry, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes CongestionControlTableEntry into the first 2 bytes of b, reserved bits zero.
+func (x *CongestionControlTableEntry) MarshalTo(b []byte) error {
+	if len(b) < 2 {
+		return shortError(&descCongestionControlTableEntry, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of CongestionControlTableEntry.
+func (*CongestionControlTableEntry) Desc() *Struct { return &descCongestionControlTableEntry }
+
+func (x *CongestionControlTableEntry) unmarshal(b []byte) {
+	_ = b[1]
+	x.CCTShift = (b[0] >> 6) & 0x3
+	x.CCTMultiplier = (uint16(b[0])<<8 | uint16(b[1])) & 0x3fff
+}
+
+func (x *CongestionControlTableEntry) marshal(b []byte) {
+	_ = b[1]
+	clear(b[:2])
+	b[0] |= uint8((uint64(x.CCTShift) & 0x3) << 6)
+	{
+		v := (uint64(x.CCTMultiplier) & 0x3fff)
+		b[0] |= uint8(v >> 8)
+		b[1] |= uint8(v)
+	}
+}
+
+// Unmarshal decodes CongestionInfo from the first 4 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *CongestionInfo) Unmarshal(b []byte) error {
+	if len(b) < 4 {
+		return shortError(&descCongestionInfo, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes CongestionInfo into the first 4 bytes of b, reserved bits zero.
+func (x *CongestionInfo) MarshalTo(b []byte) error {
+	if len(b) < 4 {
+		return shortError(&descCongestionInfo, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of CongestionInfo.
+func (*CongestionInfo) Desc() *Struct { return &descCongestionInfo }
+
+func (x *CongestionInfo) unmarshal(b []byte) {
+	_ = b[3]
+	x.CongestionInfo = binary.BigEndian.Uint16(b[0:])
+	x.ControlTableCap = b[2]
+}
+
+func (x *CongestionInfo) marshal(b []byte) {
+	_ = b[3]
+	clear(b[:4])
+	binary.BigEndian.PutUint16(b[0:], uint16(x.CongestionInfo))
+	b[2] = uint8(x.ControlTableCap)
+}
+
+// Unmarshal decodes CongestionKeyInfo from the first 14 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *CongestionKeyInfo) Unmarshal(b []byte) error {
+	if len(b) < 14 {
+		return shortError(&descCongestionKeyInfo, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes CongestionKeyInfo into the first 14 bytes of b, reserved bits zero.
+func (x *CongestionKeyInfo) MarshalTo(b []byte) error {
+	if len(b) < 14 {
+		return shortError(&descCongestionKeyInfo, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of CongestionKeyInfo.
+func (*CongestionKeyInfo) Desc() *Struct { return &descCongestionKeyInfo }
+
+func (x *CongestionKeyInfo) unmarshal(b []byte) {
+	_ = b[13]
+	x.CCKey = binary.BigEndian.Uint64(b[0:])
+	x.CCKeyProtectBit = (b[8] >> 7) & 0x1
+	x.CCKeyLeasePeriod = binary.BigEndian.Uint16(b[10:])
+	x.CCKeyViolations = binary.BigEndian.Uint16(b[12:])
+}
+
+func (x *CongestionKeyInfo) marshal(b []byte) {
+	_ = b[13]
+	clear(b[:14])
+	binary.BigEndian.PutUint64(b[0:], uint64(x.CCKey))
+	b[8] |= uint8((uint64(x.CCKeyProtectBit) & 0x1) << 7)
+	binary.BigEndian.PutUint16(b[10:], uint16(x.CCKeyLeasePeriod))
+	binary.BigEndian.PutUint16(b[12:], uint16(x.CCKeyViolations))
+}
+
+// Unmarshal decodes CongestionLog from the first 220 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *CongestionLog) Unmarshal(b []byte) error {
+	if len(b) < 220 {
+		return shortError(&descCongestionLog, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes CongestionLog into the first 220 bytes of b, reserved bits zero.
+func (x *CongestionLog) MarshalTo(b []byte) error {
+	if len(b) < 220 {
+		return shortError(&descCongestionLog, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of CongestionLog.
+func (*CongestionLog) Desc() *Struct { return &descCongestionLog }
+
+func (x *CongestionLog) unmarshal(b []byte) {
+	_ = b[219]
+	x.LogType = b[0]
+	x.CongestionFlags = b[1]
+	copy(x.LogDetails[:], b[2:220])
+}
+
+func (x *CongestionLog) marshal(b []byte) {
+	_ = b[219]
+	clear(b[:220])
+	b[0] = uint8(x.LogType)
+	b[1] = uint8(x.CongestionFlags)
+	copy(b[2:220], x.LogDetails[:])
+}
+
+// Unmarshal decodes CongestionLogCA from the first 220 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *CongestionLogCA) Unmarshal(b []byte) error {
+	if len(b) < 220 {
+		return shortError(&descCongestionLogCA, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes CongestionLogCA into the first 220 bytes of b, reserved bits zero.
+func (x *CongestionLogCA) MarshalTo(b []byte) error {
+	if len(b) < 220 {
+		return shortError(&descCongestionLogCA, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of CongestionLogCA.
+func (*CongestionLogCA) Desc() *Struct { return &descCongestionLogCA }
+
+func (x *CongestionLogCA) unmarshal(b []byte) {
+	_ = b[219]
+	x.LogType = b[0]
+	x.CongestionFlags = b[1]
+	x.ThresholdEventCounter = binary.BigEndian.Uint16(b[2:])
+	x.ThresholdCongestionEventMap = binary.BigEndian.Uint16(b[4:])
+	x.CurrentTimeStamp = binary.BigEndian.Uint32(b[8:])
+	for i := range x.EntryList {
+		x.EntryList[i].unmarshal(b[12+i*16:])
+	}
+}
+
+func (x *CongestionLogCA) marshal(b []byte) {
+	_ = b[219]
+	clear(b[:220])
+	b[0] = uint8(x.LogType)
+	b[1] = uint8(x.CongestionFlags)
+	binary.BigEndian.PutUint16(b[2:], uint16(x.ThresholdEventCounter))
+	binary.BigEndian.PutUint16(b[4:], uint16(x.ThresholdCongestionEventMap))
+	binary.BigEndian.PutUint32(b[8:], uint32(x.CurrentTimeStamp))
+	for i := range x.EntryList {
+		x.EntryList[i].marshal(b[12+i*16:])
+	}
+}
+
+// Unmarshal decodes CongestionLogEventCA from the first 16 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *CongestionLogEventCA) Unmarshal(b []byte) error {
+	if len(b) < 16 {
+		return shortError(&descCongestionLogEventCA, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes CongestionLogEventCA into the first 16 bytes of b, reserved bits zero.
+func (x *CongestionLogEventCA) MarshalTo(b []byte) error {
+	if len(b) < 16 {
+		return shortError(&descCongestionLogEventCA, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of CongestionLogEventCA.
+func (*CongestionLogEventCA) Desc() *Struct { return &descCongestionLogEventCA }
+
+func (x *CongestionLogEventCA) unmarshal(b []byte) {
+	_ = b[15]
+	x.LocalQPCNEntry = (uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]))
+	x.SLCNEntry = (b[3] >> 4) & 0xf
+	x.ServiceTypeCNEntry = (b[3]) & 0xf
+	x.RemoteQPNumberCNEntry = (uint32(b[4])<<16 | uint32(b[5])<<8 | uint32(b[6]))
+	x.LocalLIDCN = binary.BigEndian.Uint16(b[8:])
+	x.RemoteLIDCNEntry = binary.BigEndian.Uint16(b[10:])
+	x.TimestampCNEntry = binary.BigEndian.Uint32(b[12:])
+}
+
+func (x *CongestionLogEventCA) marshal(b []byte) {
+	_ = b[15]
+	clear(b[:16])
+	{
+		v := (uint64(x.LocalQPCNEntry) & 0xffffff)
+		b[0] |= uint8(v >> 16)
+		b[1] |= uint8(v >> 8)
+		b[2] |= uint8(v)
+	}
+	b[3] |= uint8((uint64(x.SLCNEntry) & 0xf) << 4)
+	b[3] |= uint8((uint64(x.ServiceTypeCNEntry) & 0xf))
+	{
+		v := (uint64(x.RemoteQPNumberCNEntry) & 0xffffff)
+		b[4] |= uint8(v >> 16)
+		b[5] |= uint8(v >> 8)
+		b[6] |= uint8(v)
+	}
+	binary.BigEndian.PutUint16(b[8:], uint16(x.LocalLIDCN))
+	binary.BigEndian.PutUint16(b[10:], uint16(x.RemoteLIDCNEntry))
+	binary.BigEndian.PutUint32(b[12:], uint32(x.TimestampCNEntry))
+}
+
+// Unmarshal decodes CongestionLogEventSW from the first 12 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *CongestionLogEventSW) Unmarshal(b []byte) error {
+	if len(b) < 12 {
+		return shortError(&descCongestionLogEventSW, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes CongestionLogEventSW into the first 12 bytes of b, reserved bits zero.
+func (x *CongestionLogEventSW) MarshalTo(b []byte) error {
+	if len(b) < 12 {
+		return shortError(&descCongestionLogEventSW, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of CongestionLogEventSW.
+func (*CongestionLogEventSW) Desc() *Struct { return &descCongestionLogEventSW }
+
+func (x *CongestionLogEventSW) unmarshal(b []byte) {
+	_ = b[11]
+	x.SLID = binary.BigEndian.Uint16(b[0:])
+	x.DLID = binary.BigEndian.Uint16(b[2:])
+	x.SL = (b[4] >> 4) & 0xf
+	x.Timestamp = binary.BigEndian.Uint32(b[8:])
+}
+
+func (x *CongestionLogEventSW) marshal(b []byte) {
+	_ = b[11]
+	clear(b[:12])
+	binary.BigEndian.PutUint16(b[0:], uint16(x.SLID))
+	binary.BigEndian.PutUint16(b[2:], uint16(x.DLID))
+	b[4] |= uint8((uint64(x.SL) & 0xf) << 4)
+	binary.BigEndian.PutUint32(b[8:], uint32(x.Timestamp))
+}
+
+// Unmarshal decodes CongestionLogSwitch from the first 220 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *CongestionLogSwitch) Unmarshal(b []byte) error {
+	if len(b) < 220 {
+		return shortError(&descCongestionLogSwitch, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes CongestionLogSwitch into the first 220 bytes of b, reserved bits zero.
+func (x *CongestionLogSwitch) MarshalTo(b []byte) error {
+	if len(b) < 220 {
+		return shortError(&descCongestionLogSwitch, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of CongestionLogSwitch.
+func (*CongestionLogSwitch) Desc() *Struct { return &descCongestionLogSwitch }
+
+func (x *CongestionLogSwitch) unmarshal(b []byte) {
+	_ = b[219]
+	x.LogType = b[0]
+	x.CongestionFlags = b[1]
+	x.LogEventsCounter = binary.BigEndian.Uint16(b[2:])
+	x.CurrentTimeStamp = binary.BigEndian.Uint32(b[4:])
+	copy(x.PortMap[:], b[8:40])
+	for i := range x.EntryList {
+		x.EntryList[i].unmarshal(b[40+i*12:])
+	}
+}
+
+func (x *CongestionLogSwitch) marshal(b []byte) {
+	_ = b[219]
+	clear(b[:220])
+	b[0] = uint8(x.LogType)
+	b[1] = uint8(x.CongestionFlags)
+	binary.BigEndian.PutUint16(b[2:], uint16(x.LogEventsCounter))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.CurrentTimeStamp))
+	copy(b[8:40], x.PortMap[:])
+	for i := range x.EntryList {
+		x.EntryList[i].marshal(b[40+i*12:])
+	}
 }
 
 // Unmarshal decodes DMFormat from the first 256 bytes of b; a shorter b is a
@@ -988,6 +1599,138 @@ func (x *GUIDInfoRecord) marshal(b []byte) {
 	binary.BigEndian.PutUint16(b[0:], uint16(x.LID))
 	b[2] = uint8(x.BlockNum)
 	x.GUIDInfo.marshal(b[8:])
+}
+
+// Unmarshal decodes GetIOCPMControl from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *GetIOCPMControl) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descGetIOCPMControl, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes GetIOCPMControl into the first 192 bytes of b, reserved bits zero.
+func (x *GetIOCPMControl) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descGetIOCPMControl, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of GetIOCPMControl.
+func (*GetIOCPMControl) Desc() *Struct { return &descGetIOCPMControl }
+
+func (x *GetIOCPMControl) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *GetIOCPMControl) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
+// Unmarshal decodes GetModulePMControl from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *GetModulePMControl) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descGetModulePMControl, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes GetModulePMControl into the first 192 bytes of b, reserved bits zero.
+func (x *GetModulePMControl) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descGetModulePMControl, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of GetModulePMControl.
+func (*GetModulePMControl) Desc() *Struct { return &descGetModulePMControl }
+
+func (x *GetModulePMControl) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *GetModulePMControl) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
+// Unmarshal decodes GetModuleStatus from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *GetModuleStatus) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descGetModuleStatus, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes GetModuleStatus into the first 192 bytes of b, reserved bits zero.
+func (x *GetModuleStatus) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descGetModuleStatus, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of GetModuleStatus.
+func (*GetModuleStatus) Desc() *Struct { return &descGetModuleStatus }
+
+func (x *GetModuleStatus) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *GetModuleStatus) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
+// Unmarshal decodes GetUnitPMControl from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *GetUnitPMControl) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descGetUnitPMControl, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes GetUnitPMControl into the first 192 bytes of b, reserved bits zero.
+func (x *GetUnitPMControl) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descGetUnitPMControl, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of GetUnitPMControl.
+func (*GetUnitPMControl) Desc() *Struct { return &descGetUnitPMControl }
+
+func (x *GetUnitPMControl) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *GetUnitPMControl) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
 }
 
 // Unmarshal decodes HdrAETH from the first 4 bytes of b; a shorter b is a
@@ -1529,6 +2272,138 @@ func (x *HdrRWH) marshal(b []byte) {
 	binary.BigEndian.PutUint16(b[2:], uint16(x.EtherType))
 }
 
+// Unmarshal decodes IB2CME from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *IB2CME) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descIB2CME, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes IB2CME into the first 192 bytes of b, reserved bits zero.
+func (x *IB2CME) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descIB2CME, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of IB2CME.
+func (*IB2CME) Desc() *Struct { return &descIB2CME }
+
+func (x *IB2CME) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *IB2CME) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
+// Unmarshal decodes IB2IBML from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *IB2IBML) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descIB2IBML, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes IB2IBML into the first 192 bytes of b, reserved bits zero.
+func (x *IB2IBML) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descIB2IBML, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of IB2IBML.
+func (*IB2IBML) Desc() *Struct { return &descIB2IBML }
+
+func (x *IB2IBML) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *IB2IBML) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
+// Unmarshal decodes IB2MME from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *IB2MME) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descIB2MME, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes IB2MME into the first 192 bytes of b, reserved bits zero.
+func (x *IB2MME) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descIB2MME, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of IB2MME.
+func (*IB2MME) Desc() *Struct { return &descIB2MME }
+
+func (x *IB2MME) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *IB2MME) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
+// Unmarshal decodes IB2OEM from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *IB2OEM) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descIB2OEM, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes IB2OEM into the first 192 bytes of b, reserved bits zero.
+func (x *IB2OEM) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descIB2OEM, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of IB2OEM.
+func (*IB2OEM) Desc() *Struct { return &descIB2OEM }
+
+func (x *IB2OEM) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *IB2OEM) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
 // Unmarshal decodes IOControllerProfile from the first 128 bytes of b; a shorter b is a
 // *DecodeError.
 func (x *IOControllerProfile) Unmarshal(b []byte) error {
@@ -1632,7 +2507,9 @@ func (x *IOUnitInfo) unmarshal(b []byte) {
 	x.MaxControllers = b[2]
 	x.DiagDeviceID = (b[3] >> 1) & 0x1
 	x.OptionROM = (b[3]) & 0x1
-	copy(x.ControllerList[:], b[4:132])
+	for i := range x.ControllerList {
+		x.ControllerList[i] = uint8(getBits(b, 32+4*i, 4))
+	}
 }
 
 func (x *IOUnitInfo) marshal(b []byte) {
@@ -1642,7 +2519,9 @@ func (x *IOUnitInfo) marshal(b []byte) {
 	b[2] = uint8(x.MaxControllers)
 	b[3] |= uint8((uint64(x.DiagDeviceID) & 0x1) << 1)
 	b[3] |= uint8((uint64(x.OptionROM) & 0x1))
-	copy(b[4:132], x.ControllerList[:])
+	for i := range x.ControllerList {
+		putBits(b, 32+4*i, 4, uint64(x.ControllerList[i]))
+	}
 }
 
 // Unmarshal decodes InformInfo from the first 36 bytes of b; a shorter b is a
@@ -2139,6 +3018,356 @@ func (x *MlnxExtPortInfo) marshal(b []byte) {
 	b[7] = uint8(x.LinkSpeedSupported)
 	b[11] = uint8(x.LinkSpeedEnabled)
 	b[15] = uint8(x.LinkSpeedActive)
+}
+
+// Unmarshal decodes MlxConfigCounterGroup from the first 20 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *MlxConfigCounterGroup) Unmarshal(b []byte) error {
+	if len(b) < 20 {
+		return shortError(&descMlxConfigCounterGroup, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes MlxConfigCounterGroup into the first 20 bytes of b, reserved bits zero.
+func (x *MlxConfigCounterGroup) MarshalTo(b []byte) error {
+	if len(b) < 20 {
+		return shortError(&descMlxConfigCounterGroup, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of MlxConfigCounterGroup.
+func (*MlxConfigCounterGroup) Desc() *Struct { return &descMlxConfigCounterGroup }
+
+func (x *MlxConfigCounterGroup) unmarshal(b []byte) {
+	_ = b[19]
+	for i := range x.GroupSelects {
+		x.GroupSelects[i].unmarshal(b[12+i*4:])
+	}
+}
+
+func (x *MlxConfigCounterGroup) marshal(b []byte) {
+	_ = b[19]
+	clear(b[:20])
+	for i := range x.GroupSelects {
+		x.GroupSelects[i].marshal(b[12+i*4:])
+	}
+}
+
+// Unmarshal decodes MlxConfigSpaceAccess from the first 224 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *MlxConfigSpaceAccess) Unmarshal(b []byte) error {
+	if len(b) < 224 {
+		return shortError(&descMlxConfigSpaceAccess, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes MlxConfigSpaceAccess into the first 224 bytes of b, reserved bits zero.
+func (x *MlxConfigSpaceAccess) MarshalTo(b []byte) error {
+	if len(b) < 224 {
+		return shortError(&descMlxConfigSpaceAccess, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of MlxConfigSpaceAccess.
+func (*MlxConfigSpaceAccess) Desc() *Struct { return &descMlxConfigSpaceAccess }
+
+func (x *MlxConfigSpaceAccess) unmarshal(b []byte) {
+	_ = b[223]
+	for i := range x.Records {
+		x.Records[i].unmarshal(b[8+i*12:])
+	}
+}
+
+func (x *MlxConfigSpaceAccess) marshal(b []byte) {
+	_ = b[223]
+	clear(b[:224])
+	for i := range x.Records {
+		x.Records[i].marshal(b[8+i*12:])
+	}
+}
+
+// Unmarshal decodes MlxConfigSpaceRecord from the first 12 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *MlxConfigSpaceRecord) Unmarshal(b []byte) error {
+	if len(b) < 12 {
+		return shortError(&descMlxConfigSpaceRecord, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes MlxConfigSpaceRecord into the first 12 bytes of b, reserved bits zero.
+func (x *MlxConfigSpaceRecord) MarshalTo(b []byte) error {
+	if len(b) < 12 {
+		return shortError(&descMlxConfigSpaceRecord, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of MlxConfigSpaceRecord.
+func (*MlxConfigSpaceRecord) Desc() *Struct { return &descMlxConfigSpaceRecord }
+
+func (x *MlxConfigSpaceRecord) unmarshal(b []byte) {
+	_ = b[11]
+	x.Address = binary.BigEndian.Uint32(b[0:])
+	x.Data = binary.BigEndian.Uint32(b[4:])
+	x.Mask = binary.BigEndian.Uint32(b[8:])
+}
+
+func (x *MlxConfigSpaceRecord) marshal(b []byte) {
+	_ = b[11]
+	clear(b[:12])
+	binary.BigEndian.PutUint32(b[0:], uint32(x.Address))
+	binary.BigEndian.PutUint32(b[4:], uint32(x.Data))
+	binary.BigEndian.PutUint32(b[8:], uint32(x.Mask))
+}
+
+// Unmarshal decodes MlxCounterGroupInfo from the first 20 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *MlxCounterGroupInfo) Unmarshal(b []byte) error {
+	if len(b) < 20 {
+		return shortError(&descMlxCounterGroupInfo, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes MlxCounterGroupInfo into the first 20 bytes of b, reserved bits zero.
+func (x *MlxCounterGroupInfo) MarshalTo(b []byte) error {
+	if len(b) < 20 {
+		return shortError(&descMlxCounterGroupInfo, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of MlxCounterGroupInfo.
+func (*MlxCounterGroupInfo) Desc() *Struct { return &descMlxCounterGroupInfo }
+
+func (x *MlxCounterGroupInfo) unmarshal(b []byte) {
+	_ = b[19]
+	x.NumOfCounterGroups = b[11]
+	for i := range x.GroupMasks {
+		x.GroupMasks[i] = binary.BigEndian.Uint32(b[12+4*i:])
+	}
+}
+
+func (x *MlxCounterGroupInfo) marshal(b []byte) {
+	_ = b[19]
+	clear(b[:20])
+	b[11] = uint8(x.NumOfCounterGroups)
+	for i := range x.GroupMasks {
+		binary.BigEndian.PutUint32(b[12+4*i:], uint32(x.GroupMasks[i]))
+	}
+}
+
+// Unmarshal decodes MlxCounterGroupSelect from the first 4 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *MlxCounterGroupSelect) Unmarshal(b []byte) error {
+	if len(b) < 4 {
+		return shortError(&descMlxCounterGroupSelect, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes MlxCounterGroupSelect into the first 4 bytes of b, reserved bits zero.
+func (x *MlxCounterGroupSelect) MarshalTo(b []byte) error {
+	if len(b) < 4 {
+		return shortError(&descMlxCounterGroupSelect, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of MlxCounterGroupSelect.
+func (*MlxCounterGroupSelect) Desc() *Struct { return &descMlxCounterGroupSelect }
+
+func (x *MlxCounterGroupSelect) unmarshal(b []byte) {
+	_ = b[3]
+	x.GroupSelect = b[3]
+}
+
+func (x *MlxCounterGroupSelect) marshal(b []byte) {
+	_ = b[3]
+	clear(b[:4])
+	b[3] = uint8(x.GroupSelect)
+}
+
+// Unmarshal decodes MlxFormat from the first 256 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *MlxFormat) Unmarshal(b []byte) error {
+	if len(b) < 256 {
+		return shortError(&descMlxFormat, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes MlxFormat into the first 256 bytes of b, reserved bits zero.
+func (x *MlxFormat) MarshalTo(b []byte) error {
+	if len(b) < 256 {
+		return shortError(&descMlxFormat, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of MlxFormat.
+func (*MlxFormat) Desc() *Struct { return &descMlxFormat }
+
+func (x *MlxFormat) unmarshal(b []byte) {
+	_ = b[255]
+	x.MADHeader.unmarshal(b[0:])
+	copy(x.Data[:], b[24:256])
+}
+
+func (x *MlxFormat) marshal(b []byte) {
+	_ = b[255]
+	clear(b[:256])
+	x.MADHeader.marshal(b[0:])
+	copy(b[24:256], x.Data[:])
+}
+
+// Unmarshal decodes MlxGeneralInfo from the first 108 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *MlxGeneralInfo) Unmarshal(b []byte) error {
+	if len(b) < 108 {
+		return shortError(&descMlxGeneralInfo, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes MlxGeneralInfo into the first 108 bytes of b, reserved bits zero.
+func (x *MlxGeneralInfo) MarshalTo(b []byte) error {
+	if len(b) < 108 {
+		return shortError(&descMlxGeneralInfo, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of MlxGeneralInfo.
+func (*MlxGeneralInfo) Desc() *Struct { return &descMlxGeneralInfo }
+
+func (x *MlxGeneralInfo) unmarshal(b []byte) {
+	_ = b[107]
+	x.HWRevision = binary.BigEndian.Uint16(b[8:])
+	x.DeviceID = binary.BigEndian.Uint16(b[10:])
+	x.Uptime = binary.BigEndian.Uint32(b[36:])
+	x.FWMajor = b[41]
+	x.FWMinor = b[42]
+	x.FWSubMinor = b[43]
+	x.FWBuildID = binary.BigEndian.Uint32(b[44:])
+	x.FWMonth = b[48]
+	x.FWDay = b[49]
+	x.FWYear = binary.BigEndian.Uint16(b[50:])
+	x.FWHour = binary.BigEndian.Uint16(b[54:])
+	copy(x.FWPSID[:], b[56:72])
+	x.FWINIFileVersion = binary.BigEndian.Uint32(b[72:])
+	x.SWMajor = b[77]
+	x.SWMinor = b[78]
+	x.SWSubMinor = b[79]
+}
+
+func (x *MlxGeneralInfo) marshal(b []byte) {
+	_ = b[107]
+	clear(b[:108])
+	binary.BigEndian.PutUint16(b[8:], uint16(x.HWRevision))
+	binary.BigEndian.PutUint16(b[10:], uint16(x.DeviceID))
+	binary.BigEndian.PutUint32(b[36:], uint32(x.Uptime))
+	b[41] = uint8(x.FWMajor)
+	b[42] = uint8(x.FWMinor)
+	b[43] = uint8(x.FWSubMinor)
+	binary.BigEndian.PutUint32(b[44:], uint32(x.FWBuildID))
+	b[48] = uint8(x.FWMonth)
+	b[49] = uint8(x.FWDay)
+	binary.BigEndian.PutUint16(b[50:], uint16(x.FWYear))
+	binary.BigEndian.PutUint16(b[54:], uint16(x.FWHour))
+	copy(b[56:72], x.FWPSID[:])
+	binary.BigEndian.PutUint32(b[72:], uint32(x.FWINIFileVersion))
+	b[77] = uint8(x.SWMajor)
+	b[78] = uint8(x.SWMinor)
+	b[79] = uint8(x.SWSubMinor)
+}
+
+// Unmarshal decodes MlxGeneralInfoExt from the first 136 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *MlxGeneralInfoExt) Unmarshal(b []byte) error {
+	if len(b) < 136 {
+		return shortError(&descMlxGeneralInfoExt, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes MlxGeneralInfoExt into the first 136 bytes of b, reserved bits zero.
+func (x *MlxGeneralInfoExt) MarshalTo(b []byte) error {
+	if len(b) < 136 {
+		return shortError(&descMlxGeneralInfoExt, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of MlxGeneralInfoExt.
+func (*MlxGeneralInfoExt) Desc() *Struct { return &descMlxGeneralInfoExt }
+
+func (x *MlxGeneralInfoExt) unmarshal(b []byte) {
+	_ = b[135]
+	x.HWRevision = binary.BigEndian.Uint16(b[8:])
+	x.DeviceID = binary.BigEndian.Uint16(b[10:])
+	x.Uptime = binary.BigEndian.Uint32(b[36:])
+	x.FWMajor = b[41]
+	x.FWMinor = b[42]
+	x.FWSubMinor = b[43]
+	x.FWBuildID = binary.BigEndian.Uint32(b[44:])
+	x.FWMonth = b[48]
+	x.FWDay = b[49]
+	x.FWYear = binary.BigEndian.Uint16(b[50:])
+	x.FWHour = binary.BigEndian.Uint16(b[54:])
+	copy(x.FWPSID[:], b[56:72])
+	x.FWINIFileVersion = binary.BigEndian.Uint32(b[72:])
+	x.FWExtMajor = binary.BigEndian.Uint32(b[76:])
+	x.FWExtMinor = binary.BigEndian.Uint32(b[80:])
+	x.FWExtSubMinor = binary.BigEndian.Uint32(b[84:])
+	x.SWMajor = b[105]
+	x.SWMinor = b[106]
+	x.SWSubMinor = b[107]
+}
+
+func (x *MlxGeneralInfoExt) marshal(b []byte) {
+	_ = b[135]
+	clear(b[:136])
+	binary.BigEndian.PutUint16(b[8:], uint16(x.HWRevision))
+	binary.BigEndian.PutUint16(b[10:], uint16(x.DeviceID))
+	binary.BigEndian.PutUint32(b[36:], uint32(x.Uptime))
+	b[41] = uint8(x.FWMajor)
+	b[42] = uint8(x.FWMinor)
+	b[43] = uint8(x.FWSubMinor)
+	binary.BigEndian.PutUint32(b[44:], uint32(x.FWBuildID))
+	b[48] = uint8(x.FWMonth)
+	b[49] = uint8(x.FWDay)
+	binary.BigEndian.PutUint16(b[50:], uint16(x.FWYear))
+	binary.BigEndian.PutUint16(b[54:], uint16(x.FWHour))
+	copy(b[56:72], x.FWPSID[:])
+	binary.BigEndian.PutUint32(b[72:], uint32(x.FWINIFileVersion))
+	binary.BigEndian.PutUint32(b[76:], uint32(x.FWExtMajor))
+	binary.BigEndian.PutUint32(b[80:], uint32(x.FWExtMinor))
+	binary.BigEndian.PutUint32(b[84:], uint32(x.FWExtSubMinor))
+	b[105] = uint8(x.SWMajor)
+	b[106] = uint8(x.SWMinor)
+	b[107] = uint8(x.SWSubMinor)
 }
 
 // Unmarshal decodes MultiPathRecord from the first 40 bytes of b; a shorter b is a
@@ -2844,6 +4073,222 @@ func (x *NoticeTrap64) marshal(b []byte) {
 	clear(b[:54])
 	copy(b[6:22], x.GidAddr[:])
 	copy(b[22:54], x.Padding[:])
+}
+
+// Unmarshal decodes OpenIBPing from the first 216 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *OpenIBPing) Unmarshal(b []byte) error {
+	if len(b) < 216 {
+		return shortError(&descOpenIBPing, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes OpenIBPing into the first 216 bytes of b, reserved bits zero.
+func (x *OpenIBPing) MarshalTo(b []byte) error {
+	if len(b) < 216 {
+		return shortError(&descOpenIBPing, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of OpenIBPing.
+func (*OpenIBPing) Desc() *Struct { return &descOpenIBPing }
+
+func (x *OpenIBPing) unmarshal(b []byte) {
+	_ = b[215]
+	copy(x.HostName[:], b[0:216])
+}
+
+func (x *OpenIBPing) marshal(b []byte) {
+	_ = b[215]
+	clear(b[:216])
+	copy(b[0:216], x.HostName[:])
+}
+
+// Unmarshal decodes OpenIBPingFormat from the first 256 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *OpenIBPingFormat) Unmarshal(b []byte) error {
+	if len(b) < 256 {
+		return shortError(&descOpenIBPingFormat, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes OpenIBPingFormat into the first 256 bytes of b, reserved bits zero.
+func (x *OpenIBPingFormat) MarshalTo(b []byte) error {
+	if len(b) < 256 {
+		return shortError(&descOpenIBPingFormat, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of OpenIBPingFormat.
+func (*OpenIBPingFormat) Desc() *Struct { return &descOpenIBPingFormat }
+
+func (x *OpenIBPingFormat) unmarshal(b []byte) {
+	_ = b[255]
+	x.RMPPHeader.unmarshal(b[0:])
+	x.OUI = (uint32(b[37])<<16 | uint32(b[38])<<8 | uint32(b[39]))
+	copy(x.Data[:], b[40:256])
+}
+
+func (x *OpenIBPingFormat) marshal(b []byte) {
+	_ = b[255]
+	clear(b[:256])
+	x.RMPPHeader.marshal(b[0:])
+	{
+		v := (uint64(x.OUI) & 0xffffff)
+		b[37] |= uint8(v >> 16)
+		b[38] |= uint8(v >> 8)
+		b[39] |= uint8(v)
+	}
+	copy(b[40:256], x.Data[:])
+}
+
+// Unmarshal decodes OpenIBSysStatCPUInfo from the first 216 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *OpenIBSysStatCPUInfo) Unmarshal(b []byte) error {
+	if len(b) < 216 {
+		return shortError(&descOpenIBSysStatCPUInfo, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes OpenIBSysStatCPUInfo into the first 216 bytes of b, reserved bits zero.
+func (x *OpenIBSysStatCPUInfo) MarshalTo(b []byte) error {
+	if len(b) < 216 {
+		return shortError(&descOpenIBSysStatCPUInfo, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of OpenIBSysStatCPUInfo.
+func (*OpenIBSysStatCPUInfo) Desc() *Struct { return &descOpenIBSysStatCPUInfo }
+
+func (x *OpenIBSysStatCPUInfo) unmarshal(b []byte) {
+	_ = b[215]
+	copy(x.CPUInfo[:], b[0:216])
+}
+
+func (x *OpenIBSysStatCPUInfo) marshal(b []byte) {
+	_ = b[215]
+	clear(b[:216])
+	copy(b[0:216], x.CPUInfo[:])
+}
+
+// Unmarshal decodes OpenIBSysStatFormat from the first 256 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *OpenIBSysStatFormat) Unmarshal(b []byte) error {
+	if len(b) < 256 {
+		return shortError(&descOpenIBSysStatFormat, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes OpenIBSysStatFormat into the first 256 bytes of b, reserved bits zero.
+func (x *OpenIBSysStatFormat) MarshalTo(b []byte) error {
+	if len(b) < 256 {
+		return shortError(&descOpenIBSysStatFormat, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of OpenIBSysStatFormat.
+func (*OpenIBSysStatFormat) Desc() *Struct { return &descOpenIBSysStatFormat }
+
+func (x *OpenIBSysStatFormat) unmarshal(b []byte) {
+	_ = b[255]
+	x.RMPPHeader.unmarshal(b[0:])
+	x.OUI = (uint32(b[37])<<16 | uint32(b[38])<<8 | uint32(b[39]))
+	copy(x.Data[:], b[40:256])
+}
+
+func (x *OpenIBSysStatFormat) marshal(b []byte) {
+	_ = b[255]
+	clear(b[:256])
+	x.RMPPHeader.marshal(b[0:])
+	{
+		v := (uint64(x.OUI) & 0xffffff)
+		b[37] |= uint8(v >> 16)
+		b[38] |= uint8(v >> 8)
+		b[39] |= uint8(v)
+	}
+	copy(b[40:256], x.Data[:])
+}
+
+// Unmarshal decodes OpenIBSysStatHostInfo from the first 216 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *OpenIBSysStatHostInfo) Unmarshal(b []byte) error {
+	if len(b) < 216 {
+		return shortError(&descOpenIBSysStatHostInfo, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes OpenIBSysStatHostInfo into the first 216 bytes of b, reserved bits zero.
+func (x *OpenIBSysStatHostInfo) MarshalTo(b []byte) error {
+	if len(b) < 216 {
+		return shortError(&descOpenIBSysStatHostInfo, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of OpenIBSysStatHostInfo.
+func (*OpenIBSysStatHostInfo) Desc() *Struct { return &descOpenIBSysStatHostInfo }
+
+func (x *OpenIBSysStatHostInfo) unmarshal(b []byte) {
+	_ = b[215]
+	copy(x.HostName[:], b[0:216])
+}
+
+func (x *OpenIBSysStatHostInfo) marshal(b []byte) {
+	_ = b[215]
+	clear(b[:216])
+	copy(b[0:216], x.HostName[:])
+}
+
+// Unmarshal decodes OpenIBSysStatPing from the first 8 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *OpenIBSysStatPing) Unmarshal(b []byte) error {
+	if len(b) < 8 {
+		return shortError(&descOpenIBSysStatPing, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes OpenIBSysStatPing into the first 8 bytes of b, reserved bits zero.
+func (x *OpenIBSysStatPing) MarshalTo(b []byte) error {
+	if len(b) < 8 {
+		return shortError(&descOpenIBSysStatPing, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of OpenIBSysStatPing.
+func (*OpenIBSysStatPing) Desc() *Struct { return &descOpenIBSysStatPing }
+
+func (x *OpenIBSysStatPing) unmarshal(b []byte) {
+	_ = b[7]
+	x.Cookie = binary.BigEndian.Uint64(b[0:])
+}
+
+func (x *OpenIBSysStatPing) marshal(b []byte) {
+	_ = b[7]
+	clear(b[:8])
+	binary.BigEndian.PutUint64(b[0:], uint64(x.Cookie))
 }
 
 // Unmarshal decodes PDUInfo from the first 192 bytes of b; a shorter b is a
@@ -4348,6 +5793,37 @@ func (x *PortXmitDiscardDetails) marshal(b []byte) {
 	binary.BigEndian.PutUint16(b[10:], uint16(x.PortSwHOQLifetimeLimitDiscards))
 }
 
+// Unmarshal decodes PrepareToTest from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *PrepareToTest) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descPrepareToTest, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes PrepareToTest into the first 192 bytes of b, reserved bits zero.
+func (x *PrepareToTest) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descPrepareToTest, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of PrepareToTest.
+func (*PrepareToTest) Desc() *Struct { return &descPrepareToTest }
+
+func (x *PrepareToTest) unmarshal(b []byte) {
+	_ = b[191]
+}
+
+func (x *PrepareToTest) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+}
+
 // Unmarshal decodes RMPPAbort from the first 256 bytes of b; a shorter b is a
 // *DecodeError.
 func (x *RMPPAbort) Unmarshal(b []byte) error {
@@ -4656,6 +6132,72 @@ func (x *RandomForwardingTableRecord) marshal(b []byte) {
 	binary.BigEndian.PutUint16(b[0:], uint16(x.LID))
 	binary.BigEndian.PutUint16(b[2:], uint16(x.BlockNum))
 	x.RandomForwardingTable.marshal(b[8:])
+}
+
+// Unmarshal decodes ReadVPD from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *ReadVPD) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descReadVPD, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes ReadVPD into the first 192 bytes of b, reserved bits zero.
+func (x *ReadVPD) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descReadVPD, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of ReadVPD.
+func (*ReadVPD) Desc() *Struct { return &descReadVPD }
+
+func (x *ReadVPD) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *ReadVPD) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
+// Unmarshal decodes ResetIBML from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *ResetIBML) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descResetIBML, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes ResetIBML into the first 192 bytes of b, reserved bits zero.
+func (x *ResetIBML) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descResetIBML, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of ResetIBML.
+func (*ResetIBML) Desc() *Struct { return &descResetIBML }
+
+func (x *ResetIBML) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *ResetIBML) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
 }
 
 // Unmarshal decodes SAFormat from the first 256 bytes of b; a shorter b is a
@@ -5179,6 +6721,171 @@ func (x *ServiceRecord) marshal(b []byte) {
 	}
 }
 
+// Unmarshal decodes SetIOCPMControl from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *SetIOCPMControl) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descSetIOCPMControl, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes SetIOCPMControl into the first 192 bytes of b, reserved bits zero.
+func (x *SetIOCPMControl) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descSetIOCPMControl, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of SetIOCPMControl.
+func (*SetIOCPMControl) Desc() *Struct { return &descSetIOCPMControl }
+
+func (x *SetIOCPMControl) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *SetIOCPMControl) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
+// Unmarshal decodes SetModuleAttention from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *SetModuleAttention) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descSetModuleAttention, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes SetModuleAttention into the first 192 bytes of b, reserved bits zero.
+func (x *SetModuleAttention) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descSetModuleAttention, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of SetModuleAttention.
+func (*SetModuleAttention) Desc() *Struct { return &descSetModuleAttention }
+
+func (x *SetModuleAttention) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *SetModuleAttention) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
+// Unmarshal decodes SetModulePMControl from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *SetModulePMControl) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descSetModulePMControl, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes SetModulePMControl into the first 192 bytes of b, reserved bits zero.
+func (x *SetModulePMControl) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descSetModulePMControl, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of SetModulePMControl.
+func (*SetModulePMControl) Desc() *Struct { return &descSetModulePMControl }
+
+func (x *SetModulePMControl) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *SetModulePMControl) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
+// Unmarshal decodes SetModuleState from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *SetModuleState) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descSetModuleState, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes SetModuleState into the first 192 bytes of b, reserved bits zero.
+func (x *SetModuleState) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descSetModuleState, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of SetModuleState.
+func (*SetModuleState) Desc() *Struct { return &descSetModuleState }
+
+func (x *SetModuleState) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *SetModuleState) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
+// Unmarshal decodes SetUnitPMControl from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *SetUnitPMControl) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descSetUnitPMControl, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes SetUnitPMControl into the first 192 bytes of b, reserved bits zero.
+func (x *SetUnitPMControl) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descSetUnitPMControl, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of SetUnitPMControl.
+func (*SetUnitPMControl) Desc() *Struct { return &descSetUnitPMControl }
+
+func (x *SetUnitPMControl) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *SetUnitPMControl) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
+}
+
 // Unmarshal decodes SwPortVLCongestion from the first 36 bytes of b; a shorter b is a
 // *DecodeError.
 func (x *SwPortVLCongestion) Unmarshal(b []byte) error {
@@ -5218,6 +6925,53 @@ func (x *SwPortVLCongestion) marshal(b []byte) {
 	for i := range x.SwPortVLCongestion {
 		binary.BigEndian.PutUint16(b[4+2*i:], uint16(x.SwPortVLCongestion[i]))
 	}
+}
+
+// Unmarshal decodes SwitchCongestionSetting from the first 76 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *SwitchCongestionSetting) Unmarshal(b []byte) error {
+	if len(b) < 76 {
+		return shortError(&descSwitchCongestionSetting, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes SwitchCongestionSetting into the first 76 bytes of b, reserved bits zero.
+func (x *SwitchCongestionSetting) MarshalTo(b []byte) error {
+	if len(b) < 76 {
+		return shortError(&descSwitchCongestionSetting, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of SwitchCongestionSetting.
+func (*SwitchCongestionSetting) Desc() *Struct { return &descSwitchCongestionSetting }
+
+func (x *SwitchCongestionSetting) unmarshal(b []byte) {
+	_ = b[75]
+	x.ControlMap = binary.BigEndian.Uint32(b[0:])
+	copy(x.VictimMask[:], b[4:36])
+	copy(x.CreditMask[:], b[36:68])
+	x.Threshold = (b[68] >> 4) & 0xf
+	x.PacketSize = b[69]
+	x.CSThreshold = (b[70] >> 4) & 0xf
+	x.CSReturnDelay = binary.BigEndian.Uint16(b[72:])
+	x.MarkingRate = binary.BigEndian.Uint16(b[74:])
+}
+
+func (x *SwitchCongestionSetting) marshal(b []byte) {
+	_ = b[75]
+	clear(b[:76])
+	binary.BigEndian.PutUint32(b[0:], uint32(x.ControlMap))
+	copy(b[4:36], x.VictimMask[:])
+	copy(b[36:68], x.CreditMask[:])
+	b[68] |= uint8((uint64(x.Threshold) & 0xf) << 4)
+	b[69] = uint8(x.PacketSize)
+	b[70] |= uint8((uint64(x.CSThreshold) & 0xf) << 4)
+	binary.BigEndian.PutUint16(b[72:], uint16(x.CSReturnDelay))
+	binary.BigEndian.PutUint16(b[74:], uint16(x.MarkingRate))
 }
 
 // Unmarshal decodes SwitchInfo from the first 20 bytes of b; a shorter b is a
@@ -5320,6 +7074,181 @@ func (x *SwitchInfoRecord) marshal(b []byte) {
 	clear(b[:24])
 	binary.BigEndian.PutUint16(b[0:], uint16(x.LID))
 	x.SwitchInfo.marshal(b[4:])
+}
+
+// Unmarshal decodes SwitchPortCongestionSetting from the first 128 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *SwitchPortCongestionSetting) Unmarshal(b []byte) error {
+	if len(b) < 128 {
+		return shortError(&descSwitchPortCongestionSetting, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes SwitchPortCongestionSetting into the first 128 bytes of b, reserved bits zero.
+func (x *SwitchPortCongestionSetting) MarshalTo(b []byte) error {
+	if len(b) < 128 {
+		return shortError(&descSwitchPortCongestionSetting, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of SwitchPortCongestionSetting.
+func (*SwitchPortCongestionSetting) Desc() *Struct { return &descSwitchPortCongestionSetting }
+
+func (x *SwitchPortCongestionSetting) unmarshal(b []byte) {
+	_ = b[127]
+	for i := range x.Block {
+		x.Block[i].unmarshal(b[0+i*4:])
+	}
+}
+
+func (x *SwitchPortCongestionSetting) marshal(b []byte) {
+	_ = b[127]
+	clear(b[:128])
+	for i := range x.Block {
+		x.Block[i].marshal(b[0+i*4:])
+	}
+}
+
+// Unmarshal decodes SwitchPortCongestionSettingElement from the first 4 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *SwitchPortCongestionSettingElement) Unmarshal(b []byte) error {
+	if len(b) < 4 {
+		return shortError(&descSwitchPortCongestionSettingElement, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes SwitchPortCongestionSettingElement into the first 4 bytes of b, reserved bits zero.
+func (x *SwitchPortCongestionSettingElement) MarshalTo(b []byte) error {
+	if len(b) < 4 {
+		return shortError(&descSwitchPortCongestionSettingElement, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of SwitchPortCongestionSettingElement.
+func (*SwitchPortCongestionSettingElement) Desc() *Struct {
+	return &descSwitchPortCongestionSettingElement
+}
+
+func (x *SwitchPortCongestionSettingElement) unmarshal(b []byte) {
+	_ = b[3]
+	x.Valid = (b[0] >> 7) & 0x1
+	x.ControlType = (b[0] >> 6) & 0x1
+	x.Threshold = (b[0]) & 0xf
+	x.PacketSize = b[1]
+	x.CongParmMarkingRate = binary.BigEndian.Uint16(b[2:])
+}
+
+func (x *SwitchPortCongestionSettingElement) marshal(b []byte) {
+	_ = b[3]
+	clear(b[:4])
+	b[0] |= uint8((uint64(x.Valid) & 0x1) << 7)
+	b[0] |= uint8((uint64(x.ControlType) & 0x1) << 6)
+	b[0] |= uint8((uint64(x.Threshold) & 0xf))
+	b[1] = uint8(x.PacketSize)
+	binary.BigEndian.PutUint16(b[2:], uint16(x.CongParmMarkingRate))
+}
+
+// Unmarshal decodes TestDeviceLoop from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *TestDeviceLoop) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descTestDeviceLoop, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes TestDeviceLoop into the first 192 bytes of b, reserved bits zero.
+func (x *TestDeviceLoop) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descTestDeviceLoop, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of TestDeviceLoop.
+func (*TestDeviceLoop) Desc() *Struct { return &descTestDeviceLoop }
+
+func (x *TestDeviceLoop) unmarshal(b []byte) {
+	_ = b[191]
+}
+
+func (x *TestDeviceLoop) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+}
+
+// Unmarshal decodes TestDeviceOnce from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *TestDeviceOnce) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descTestDeviceOnce, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes TestDeviceOnce into the first 192 bytes of b, reserved bits zero.
+func (x *TestDeviceOnce) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descTestDeviceOnce, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of TestDeviceOnce.
+func (*TestDeviceOnce) Desc() *Struct { return &descTestDeviceOnce }
+
+func (x *TestDeviceOnce) unmarshal(b []byte) {
+	_ = b[191]
+}
+
+func (x *TestDeviceOnce) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+}
+
+// Unmarshal decodes TimeStamp from the first 4 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *TimeStamp) Unmarshal(b []byte) error {
+	if len(b) < 4 {
+		return shortError(&descTimeStamp, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes TimeStamp into the first 4 bytes of b, reserved bits zero.
+func (x *TimeStamp) MarshalTo(b []byte) error {
+	if len(b) < 4 {
+		return shortError(&descTimeStamp, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of TimeStamp.
+func (*TimeStamp) Desc() *Struct { return &descTimeStamp }
+
+func (x *TimeStamp) unmarshal(b []byte) {
+	_ = b[3]
+	x.TimeStamp = binary.BigEndian.Uint32(b[0:])
+}
+
+func (x *TimeStamp) marshal(b []byte) {
+	_ = b[3]
+	clear(b[:4])
+	binary.BigEndian.PutUint32(b[0:], uint32(x.TimeStamp))
 }
 
 // Unmarshal decodes TraceRecord from the first 48 bytes of b; a shorter b is a
@@ -5557,4 +7486,37 @@ func (x *VendorDiag) marshal(b []byte) {
 	clear(b[:64])
 	binary.BigEndian.PutUint16(b[0:], uint16(x.NextIndex))
 	copy(b[4:64], x.DiagData[:])
+}
+
+// Unmarshal decodes WriteVPD from the first 192 bytes of b; a shorter b is a
+// *DecodeError.
+func (x *WriteVPD) Unmarshal(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descWriteVPD, len(b))
+	}
+	x.unmarshal(b)
+	return nil
+}
+
+// MarshalTo encodes WriteVPD into the first 192 bytes of b, reserved bits zero.
+func (x *WriteVPD) MarshalTo(b []byte) error {
+	if len(b) < 192 {
+		return shortError(&descWriteVPD, len(b))
+	}
+	x.marshal(b)
+	return nil
+}
+
+// Desc returns the field table of WriteVPD.
+func (*WriteVPD) Desc() *Struct { return &descWriteVPD }
+
+func (x *WriteVPD) unmarshal(b []byte) {
+	_ = b[191]
+	x.BMMessage.unmarshal(b[0:])
+}
+
+func (x *WriteVPD) marshal(b []byte) {
+	_ = b[191]
+	clear(b[:192])
+	x.BMMessage.marshal(b[0:])
 }

@@ -6,21 +6,110 @@ import "strconv"
 
 var _ = strconv.Itoa
 
+var descBKeyInfo = Struct{
+	Name:      "BKeyInfo",
+	Section:   "16.2",
+	Size:      14,
+	New:       func() Attribute { return new(BKeyInfo) },
+	HasAttrID: true,
+	AttrID:    0x0010,
+	Methods:   []string{"BMGet", "BMSet"},
+	Fields: []Field{
+		{Name: "BKey", GoName: "BKey", Off: 0, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "BKeyProtectBit", GoName: "BKeyProtectBit", Off: 64, Bits: 1, Count: 1, Kind: KindUint},
+		{Name: "reserved_65", GoName: "_", Off: 65, Bits: 15, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "BKeyLeasePeriod", GoName: "BKeyLeasePeriod", Off: 80, Bits: 16, Count: 1, Kind: KindUint},
+		{Name: "BKeyViolations", GoName: "BKeyViolations", Off: 96, Bits: 16, Count: 1, Kind: KindUint},
+	},
+}
+
+var descBMFormat = Struct{
+	Name:    "BMFormat",
+	Section: "16.2",
+	Size:    256,
+	New:     func() Attribute { return new(BMFormat) },
+	Format:  &FormatID{Class: 0x05, Version: 1},
+	Fields: []Field{
+		{Name: "MADHeader", GoName: "MADHeader", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeader},
+		{Name: "BKey", GoName: "BKey", Off: 192, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "reserved_256", GoName: "_", Off: 256, Bits: 8, Count: 32, Kind: KindBytes, Reserved: true, Array: true},
+		{Name: "data", GoName: "Data", Off: 512, Bits: 8, Count: 192, Kind: KindBytes, Array: true, Hint: HintData},
+	},
+}
+
+var descBMMessage = Struct{
+	Name:    "BMMessage",
+	Section: "16.2",
+	Size:    192,
+	New:     func() Attribute { return new(BMMessage) },
+	Fields: []Field{
+		{Name: "sequence", GoName: "Sequence", Off: 0, Bits: 16, Count: 1, Kind: KindUint},
+		{Name: "sourceDevice", GoName: "SourceDevice", Off: 16, Bits: 8, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "paramCount", GoName: "ParamCount", Off: 24, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "BMParameters", GoName: "BMParameters", Off: 32, Bits: 8, Count: 40, Kind: KindBytes, Array: true},
+		{Name: "reserved_352", GoName: "_", Off: 352, Bits: 8, Count: 148, Kind: KindBytes, Reserved: true, Array: true},
+	},
+}
+
+var descCACongestionEntry = Struct{
+	Name:    "CACongestionEntry",
+	Section: "A10.4.3.8",
+	Size:    8,
+	New:     func() Attribute { return new(CACongestionEntry) },
+	Fields: []Field{
+		{Name: "CCTITimer", GoName: "CCTITimer", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Label: "CCTI_Timer"},
+		{Name: "CCTIIncrease", GoName: "CCTIIncrease", Off: 16, Bits: 8, Count: 1, Kind: KindUint, Label: "CCTI_Increase"},
+		{Name: "triggerThreshold", GoName: "TriggerThreshold", Off: 24, Bits: 8, Count: 1, Kind: KindUint, Label: "Trigger_Threshold"},
+		{Name: "CCTIMin", GoName: "CCTIMin", Off: 32, Bits: 8, Count: 1, Kind: KindUint, Label: "CCTI_Min"},
+		{Name: "reserved_40", GoName: "_", Off: 40, Bits: 24, Count: 1, Kind: KindUint, Reserved: true},
+	},
+}
+
+var descCACongestionSetting = Struct{
+	Name:      "CACongestionSetting",
+	Section:   "A10.4.3.8",
+	Size:      132,
+	New:       func() Attribute { return new(CACongestionSetting) },
+	HasAttrID: true,
+	AttrID:    0x0016,
+	Methods:   []string{"CongestionGet", "CongestionSet"},
+	Fields: []Field{
+		{Name: "portControl", GoName: "PortControl", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Label: "Port_Control", Hint: HintHex},
+		{Name: "controlMap", GoName: "ControlMap", Off: 16, Bits: 16, Count: 1, Kind: KindUint, Label: "Control_Map", Hint: HintHex},
+		{Name: "entryList", GoName: "EntryList", Off: 32, Bits: 64, Count: 16, Kind: KindStruct, Array: true, Struct: &descCACongestionEntry},
+	},
+}
+
+var descCCFormat = Struct{
+	Name:    "CCFormat",
+	Section: "A10.4.1",
+	Size:    256,
+	New:     func() Attribute { return new(CCFormat) },
+	Format:  &FormatID{Class: 0x21, Version: 2},
+	Fields: []Field{
+		{Name: "MADHeader", GoName: "MADHeader", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeader},
+		{Name: "CCKey", GoName: "CCKey", Off: 192, Bits: 64, Count: 1, Kind: KindUint, Label: "CC_Key", Hint: HintHex},
+		{Name: "logData", GoName: "LogData", Off: 256, Bits: 8, Count: 32, Kind: KindBytes, Array: true},
+		{Name: "data", GoName: "Data", Off: 512, Bits: 8, Count: 192, Kind: KindBytes, Array: true, Hint: HintData},
+	},
+}
+
 var descCMAPR = Struct{
 	Name:      "CMAPR",
 	Section:   "12.8.2",
 	Size:      232,
 	New:       func() Attribute { return new(CMAPR) },
+	Aliases:   []string{"AlternatePathResponse"},
 	HasAttrID: true,
 	AttrID:    0x001a,
 	Methods:   []string{"CommMgtSend"},
 	Fields: []Field{
-		{Name: "LCID", GoName: "LCID", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "RCID", GoName: "RCID", Off: 32, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "additionalInfoLength", GoName: "AdditionalInfoLength", Off: 64, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "APstatus", GoName: "APstatus", Off: 72, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "localCommunicationID", GoName: "LocalCommunicationID", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "remoteCommunicationID", GoName: "RemoteCommunicationID", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "additionalInformationLength", GoName: "AdditionalInformationLength", Off: 64, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "APStatus", GoName: "APStatus", Off: 72, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "reserved_80", GoName: "_", Off: 80, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "additionalInfo", GoName: "AdditionalInfo", Off: 96, Bits: 8, Count: 72, Kind: KindBytes, Array: true},
+		{Name: "additionalInformation", GoName: "AdditionalInformation", Off: 96, Bits: 8, Count: 72, Kind: KindBytes, Array: true},
 		{Name: "privateData", GoName: "PrivateData", Off: 672, Bits: 8, Count: 148, Kind: KindBytes, Array: true},
 	},
 }
@@ -30,12 +119,13 @@ var descCMDREP = Struct{
 	Section:   "12.6.11",
 	Size:      232,
 	New:       func() Attribute { return new(CMDREP) },
+	Aliases:   []string{"DisconnectReply"},
 	HasAttrID: true,
 	AttrID:    0x0016,
 	Methods:   []string{"CommMgtSend"},
 	Fields: []Field{
-		{Name: "LCID", GoName: "LCID", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "RCID", GoName: "RCID", Off: 32, Bits: 32, Count: 1, Kind: KindUint},
+		{Name: "localCommunicationID", GoName: "LocalCommunicationID", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "remoteCommunicationID", GoName: "RemoteCommunicationID", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "privateData", GoName: "PrivateData", Off: 64, Bits: 8, Count: 224, Kind: KindBytes, Array: true},
 	},
 }
@@ -45,13 +135,14 @@ var descCMDREQ = Struct{
 	Section:   "12.6.10",
 	Size:      232,
 	New:       func() Attribute { return new(CMDREQ) },
+	Aliases:   []string{"DisconnectRequest"},
 	HasAttrID: true,
 	AttrID:    0x0015,
 	Methods:   []string{"CommMgtSend"},
 	Fields: []Field{
-		{Name: "LCID", GoName: "LCID", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "RCID", GoName: "RCID", Off: 32, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "remoteQPN", GoName: "RemoteQPN", Off: 64, Bits: 24, Count: 1, Kind: KindUint},
+		{Name: "localCommunicationID", GoName: "LocalCommunicationID", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "remoteCommunicationID", GoName: "RemoteCommunicationID", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "remoteQPN", GoName: "RemoteQPN", Off: 64, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_88", GoName: "_", Off: 88, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "privateData", GoName: "PrivateData", Off: 96, Bits: 8, Count: 220, Kind: KindBytes, Array: true},
 	},
@@ -59,7 +150,7 @@ var descCMDREQ = Struct{
 
 var descCMFormat = Struct{
 	Name:    "CMFormat",
-	Section: "16.7.1",
+	Section: "12.6",
 	Size:    256,
 	New:     func() Attribute { return new(CMFormat) },
 	Format:  &FormatID{Class: 0x07, Version: 2},
@@ -74,31 +165,32 @@ var descCMLAP = Struct{
 	Section:   "12.8.1",
 	Size:      232,
 	New:       func() Attribute { return new(CMLAP) },
+	Aliases:   []string{"LoadAlternatePath"},
 	HasAttrID: true,
 	AttrID:    0x0019,
 	Methods:   []string{"CommMgtSend"},
 	Fields: []Field{
-		{Name: "LCID", GoName: "LCID", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "RCID", GoName: "RCID", Off: 32, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "QKey", GoName: "QKey", Off: 64, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
-		{Name: "RQPN", GoName: "RQPN", Off: 96, Bits: 24, Count: 1, Kind: KindUint},
-		{Name: "RCMTimeout", GoName: "RCMTimeout", Off: 120, Bits: 5, Count: 1, Kind: KindUint},
+		{Name: "localCommunicationID", GoName: "LocalCommunicationID", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "remoteCommunicationID", GoName: "RemoteCommunicationID", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "reserved_64", GoName: "_", Off: 64, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "remoteQPN", GoName: "RemoteQPN", Off: 96, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "remoteCMResponseTimeout", GoName: "RemoteCMResponseTimeout", Off: 120, Bits: 5, Count: 1, Kind: KindUint},
 		{Name: "reserved_125", GoName: "_", Off: 125, Bits: 3, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "reserved_128", GoName: "_", Off: 128, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "altSLID", GoName: "AltSLID", Off: 160, Bits: 16, Count: 1, Kind: KindUint},
-		{Name: "altDLID", GoName: "AltDLID", Off: 176, Bits: 16, Count: 1, Kind: KindUint},
-		{Name: "altSGID", GoName: "AltSGID", Off: 192, Bits: 128, Count: 1, Kind: KindGID},
-		{Name: "altDGID", GoName: "AltDGID", Off: 320, Bits: 128, Count: 1, Kind: KindGID},
-		{Name: "altFlowLabel", GoName: "AltFlowLabel", Off: 448, Bits: 20, Count: 1, Kind: KindUint},
+		{Name: "alternateLocalPortLID", GoName: "AlternateLocalPortLID", Off: 160, Bits: 16, Count: 1, Kind: KindUint},
+		{Name: "alternateRemotePortLID", GoName: "AlternateRemotePortLID", Off: 176, Bits: 16, Count: 1, Kind: KindUint},
+		{Name: "alternateLocalPortGID", GoName: "AlternateLocalPortGID", Off: 192, Bits: 128, Count: 1, Kind: KindGID},
+		{Name: "alternateRemotePortGID", GoName: "AlternateRemotePortGID", Off: 320, Bits: 128, Count: 1, Kind: KindGID},
+		{Name: "alternateFlowLabel", GoName: "AlternateFlowLabel", Off: 448, Bits: 20, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_468", GoName: "_", Off: 468, Bits: 4, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "altTClass", GoName: "AltTClass", Off: 472, Bits: 8, Count: 1, Kind: KindUint, Hint: HintHex},
-		{Name: "altHopLimit", GoName: "AltHopLimit", Off: 480, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "alternateTrafficClass", GoName: "AlternateTrafficClass", Off: 472, Bits: 8, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "alternateHopLimit", GoName: "AlternateHopLimit", Off: 480, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "reserved_488", GoName: "_", Off: 488, Bits: 2, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "altIPD", GoName: "AltIPD", Off: 490, Bits: 6, Count: 1, Kind: KindUint},
-		{Name: "altSL", GoName: "AltSL", Off: 496, Bits: 4, Count: 1, Kind: KindUint},
-		{Name: "altSubnetLocal", GoName: "AltSubnetLocal", Off: 500, Bits: 1, Count: 1, Kind: KindUint},
+		{Name: "alternatePacketRate", GoName: "AlternatePacketRate", Off: 490, Bits: 6, Count: 1, Kind: KindUint},
+		{Name: "alternateSL", GoName: "AlternateSL", Off: 496, Bits: 4, Count: 1, Kind: KindUint},
+		{Name: "alternateSubnetLocal", GoName: "AlternateSubnetLocal", Off: 500, Bits: 1, Count: 1, Kind: KindUint},
 		{Name: "reserved_501", GoName: "_", Off: 501, Bits: 3, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "altLocalACKTimeout", GoName: "AltLocalACKTimeout", Off: 504, Bits: 5, Count: 1, Kind: KindUint},
+		{Name: "alternateLocalACKTimeout", GoName: "AlternateLocalACKTimeout", Off: 504, Bits: 5, Count: 1, Kind: KindUint},
 		{Name: "reserved_509", GoName: "_", Off: 509, Bits: 3, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "privateData", GoName: "PrivateData", Off: 512, Bits: 8, Count: 168, Kind: KindBytes, Array: true},
 	},
@@ -109,42 +201,18 @@ var descCMMRA = Struct{
 	Section:   "12.6.6",
 	Size:      232,
 	New:       func() Attribute { return new(CMMRA) },
+	Aliases:   []string{"MsgRcptAck"},
 	HasAttrID: true,
 	AttrID:    0x0011,
 	Methods:   []string{"CommMgtSend"},
 	Fields: []Field{
-		{Name: "LCID", GoName: "LCID", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "RCID", GoName: "RCID", Off: 32, Bits: 32, Count: 1, Kind: KindUint},
+		{Name: "localCommunicationID", GoName: "LocalCommunicationID", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "remoteCommunicationID", GoName: "RemoteCommunicationID", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "messageMRAed", GoName: "MessageMRAed", Off: 64, Bits: 2, Count: 1, Kind: KindUint},
 		{Name: "reserved_66", GoName: "_", Off: 66, Bits: 6, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "serviceTimeout", GoName: "ServiceTimeout", Off: 72, Bits: 5, Count: 1, Kind: KindUint},
 		{Name: "reserved_77", GoName: "_", Off: 77, Bits: 3, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "reserved_80", GoName: "_", Off: 80, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "privateData", GoName: "PrivateData", Off: 96, Bits: 8, Count: 220, Kind: KindBytes, Array: true},
-	},
-}
-
-var descCMPath = Struct{
-	Name:    "CMPath",
-	Section: "12.6",
-	Size:    44,
-	New:     func() Attribute { return new(CMPath) },
-	Fields: []Field{
-		{Name: "SLID", GoName: "SLID", Off: 0, Bits: 16, Count: 1, Kind: KindUint},
-		{Name: "DLID", GoName: "DLID", Off: 16, Bits: 16, Count: 1, Kind: KindUint},
-		{Name: "SGID", GoName: "SGID", Off: 32, Bits: 128, Count: 1, Kind: KindGID},
-		{Name: "DGID", GoName: "DGID", Off: 160, Bits: 128, Count: 1, Kind: KindGID},
-		{Name: "flowLabel", GoName: "FlowLabel", Off: 288, Bits: 20, Count: 1, Kind: KindUint},
-		{Name: "reserved_308", GoName: "_", Off: 308, Bits: 4, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "reserved_312", GoName: "_", Off: 312, Bits: 2, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "PD", GoName: "PD", Off: 314, Bits: 6, Count: 1, Kind: KindUint},
-		{Name: "TClass", GoName: "TClass", Off: 320, Bits: 8, Count: 1, Kind: KindUint, Hint: HintHex},
-		{Name: "hopLimit", GoName: "HopLimit", Off: 328, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "SL", GoName: "SL", Off: 336, Bits: 4, Count: 1, Kind: KindUint},
-		{Name: "subnetLocal", GoName: "SubnetLocal", Off: 340, Bits: 1, Count: 1, Kind: KindUint},
-		{Name: "reserved_341", GoName: "_", Off: 341, Bits: 3, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "localACKTimeout", GoName: "LocalACKTimeout", Off: 344, Bits: 5, Count: 1, Kind: KindUint},
-		{Name: "reserved_349", GoName: "_", Off: 349, Bits: 3, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "privateData", GoName: "PrivateData", Off: 80, Bits: 8, Count: 222, Kind: KindBytes, Array: true},
 	},
 }
 
@@ -153,15 +221,16 @@ var descCMREJ = Struct{
 	Section:   "12.6.7",
 	Size:      232,
 	New:       func() Attribute { return new(CMREJ) },
+	Aliases:   []string{"ConnectReject"},
 	HasAttrID: true,
 	AttrID:    0x0012,
 	Methods:   []string{"CommMgtSend"},
 	Fields: []Field{
-		{Name: "LCID", GoName: "LCID", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "RCID", GoName: "RCID", Off: 32, Bits: 32, Count: 1, Kind: KindUint},
+		{Name: "localCommunicationID", GoName: "LocalCommunicationID", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "remoteCommunicationID", GoName: "RemoteCommunicationID", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "messageRejected", GoName: "MessageRejected", Off: 64, Bits: 2, Count: 1, Kind: KindUint},
 		{Name: "reserved_66", GoName: "_", Off: 66, Bits: 6, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "rejectInfoLength", GoName: "RejectInfoLength", Off: 72, Bits: 7, Count: 1, Kind: KindUint},
+		{Name: "rejectedInfoLength", GoName: "RejectedInfoLength", Off: 72, Bits: 7, Count: 1, Kind: KindUint},
 		{Name: "reserved_79", GoName: "_", Off: 79, Bits: 1, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "reason", GoName: "Reason", Off: 80, Bits: 16, Count: 1, Kind: KindUint},
 		{Name: "ARI", GoName: "ARI", Off: 96, Bits: 8, Count: 72, Kind: KindBytes, Array: true},
@@ -174,27 +243,29 @@ var descCMREP = Struct{
 	Section:   "12.6.8",
 	Size:      232,
 	New:       func() Attribute { return new(CMREP) },
+	Aliases:   []string{"ConnectReply"},
 	HasAttrID: true,
 	AttrID:    0x0013,
 	Methods:   []string{"CommMgtSend"},
 	Fields: []Field{
-		{Name: "LCID", GoName: "LCID", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "RCID", GoName: "RCID", Off: 32, Bits: 32, Count: 1, Kind: KindUint},
+		{Name: "localCommunicationID", GoName: "LocalCommunicationID", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "remoteCommunicationID", GoName: "RemoteCommunicationID", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "localQKey", GoName: "LocalQKey", Off: 64, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
-		{Name: "localQPN", GoName: "LocalQPN", Off: 96, Bits: 24, Count: 1, Kind: KindUint},
+		{Name: "localQPN", GoName: "LocalQPN", Off: 96, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_120", GoName: "_", Off: 120, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "localEEContext", GoName: "LocalEEContext", Off: 128, Bits: 24, Count: 1, Kind: KindUint},
+		{Name: "localEEContextNumber", GoName: "LocalEEContextNumber", Off: 128, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_152", GoName: "_", Off: 152, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "startingPSN", GoName: "StartingPSN", Off: 160, Bits: 24, Count: 1, Kind: KindUint},
+		{Name: "startingPSN", GoName: "StartingPSN", Off: 160, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_184", GoName: "_", Off: 184, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "responderResources", GoName: "ResponderResources", Off: 192, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "initiatorDepth", GoName: "InitiatorDepth", Off: 200, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "targetACKDelay", GoName: "TargetACKDelay", Off: 208, Bits: 5, Count: 1, Kind: KindUint},
 		{Name: "failoverAccepted", GoName: "FailoverAccepted", Off: 213, Bits: 2, Count: 1, Kind: KindUint},
-		{Name: "flowControl", GoName: "FlowControl", Off: 215, Bits: 1, Count: 1, Kind: KindUint},
+		{Name: "endToEndFlowControl", GoName: "EndToEndFlowControl", Off: 215, Bits: 1, Count: 1, Kind: KindUint},
 		{Name: "RNRRetryCount", GoName: "RNRRetryCount", Off: 216, Bits: 3, Count: 1, Kind: KindUint},
-		{Name: "reserved_219", GoName: "_", Off: 219, Bits: 5, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "LGUID", GoName: "LGUID", Off: 224, Bits: 64, Count: 1, Kind: KindUint},
+		{Name: "SRQ", GoName: "SRQ", Off: 219, Bits: 1, Count: 1, Kind: KindUint},
+		{Name: "reserved_220", GoName: "_", Off: 220, Bits: 4, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "localCAGUID", GoName: "LocalCAGUID", Off: 224, Bits: 64, Count: 1, Kind: KindUint},
 		{Name: "privateData", GoName: "PrivateData", Off: 288, Bits: 8, Count: 196, Kind: KindBytes, Array: true},
 	},
 }
@@ -204,35 +275,64 @@ var descCMREQ = Struct{
 	Section:   "12.6.5",
 	Size:      232,
 	New:       func() Attribute { return new(CMREQ) },
+	Aliases:   []string{"ConnectRequest"},
 	HasAttrID: true,
 	AttrID:    0x0010,
 	Methods:   []string{"CommMgtSend"},
 	Fields: []Field{
-		{Name: "LCID", GoName: "LCID", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
+		{Name: "localCommunicationID", GoName: "LocalCommunicationID", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_32", GoName: "_", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "serviceID", GoName: "ServiceID", Off: 64, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
-		{Name: "LGUID", GoName: "LGUID", Off: 128, Bits: 64, Count: 1, Kind: KindUint},
-		{Name: "localCMQKey", GoName: "LocalCMQKey", Off: 192, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "localCAGUID", GoName: "LocalCAGUID", Off: 128, Bits: 64, Count: 1, Kind: KindUint},
+		{Name: "reserved_192", GoName: "_", Off: 192, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "localQKey", GoName: "LocalQKey", Off: 224, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
-		{Name: "localQPN", GoName: "LocalQPN", Off: 256, Bits: 24, Count: 1, Kind: KindUint},
+		{Name: "localQPN", GoName: "LocalQPN", Off: 256, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "responderResources", GoName: "ResponderResources", Off: 280, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "localEECN", GoName: "LocalEECN", Off: 288, Bits: 24, Count: 1, Kind: KindUint},
+		{Name: "localEECN", GoName: "LocalEECN", Off: 288, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "initiatorDepth", GoName: "InitiatorDepth", Off: 312, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "remoteEECN", GoName: "RemoteEECN", Off: 320, Bits: 24, Count: 1, Kind: KindUint},
-		{Name: "remoteResponseTimeout", GoName: "RemoteResponseTimeout", Off: 344, Bits: 5, Count: 1, Kind: KindUint},
-		{Name: "transportService", GoName: "TransportService", Off: 349, Bits: 2, Count: 1, Kind: KindUint},
-		{Name: "flowControl", GoName: "FlowControl", Off: 351, Bits: 1, Count: 1, Kind: KindUint},
-		{Name: "startingPSN", GoName: "StartingPSN", Off: 352, Bits: 24, Count: 1, Kind: KindUint},
-		{Name: "localResponseTimeout", GoName: "LocalResponseTimeout", Off: 376, Bits: 5, Count: 1, Kind: KindUint},
+		{Name: "remoteEECN", GoName: "RemoteEECN", Off: 320, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "remoteCMResponseTimeout", GoName: "RemoteCMResponseTimeout", Off: 344, Bits: 5, Count: 1, Kind: KindUint},
+		{Name: "transportServiceType", GoName: "TransportServiceType", Off: 349, Bits: 2, Count: 1, Kind: KindUint},
+		{Name: "endToEndFlowControl", GoName: "EndToEndFlowControl", Off: 351, Bits: 1, Count: 1, Kind: KindUint},
+		{Name: "startingPSN", GoName: "StartingPSN", Off: 352, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "localCMResponseTimeout", GoName: "LocalCMResponseTimeout", Off: 376, Bits: 5, Count: 1, Kind: KindUint},
 		{Name: "retryCount", GoName: "RetryCount", Off: 381, Bits: 3, Count: 1, Kind: KindUint},
-		{Name: "PKey", GoName: "PKey", Off: 384, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
-		{Name: "pathPacketMTU", GoName: "PathPacketMTU", Off: 400, Bits: 4, Count: 1, Kind: KindUint},
+		{Name: "partitionKey", GoName: "PartitionKey", Off: 384, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "pathPacketPayloadMTU", GoName: "PathPacketPayloadMTU", Off: 400, Bits: 4, Count: 1, Kind: KindUint},
 		{Name: "RDCExists", GoName: "RDCExists", Off: 404, Bits: 1, Count: 1, Kind: KindUint},
 		{Name: "RNRRetryCount", GoName: "RNRRetryCount", Off: 405, Bits: 3, Count: 1, Kind: KindUint},
 		{Name: "maxCMRetries", GoName: "MaxCMRetries", Off: 408, Bits: 4, Count: 1, Kind: KindUint},
-		{Name: "reserved_412", GoName: "_", Off: 412, Bits: 4, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "primaryPath", GoName: "PrimaryPath", Off: 416, Bits: 352, Count: 1, Kind: KindStruct, Struct: &descCMPath},
-		{Name: "alternatePath", GoName: "AlternatePath", Off: 768, Bits: 352, Count: 1, Kind: KindStruct, Struct: &descCMPath},
+		{Name: "SRQ", GoName: "SRQ", Off: 412, Bits: 1, Count: 1, Kind: KindUint},
+		{Name: "extendedTransportType", GoName: "ExtendedTransportType", Off: 413, Bits: 3, Count: 1, Kind: KindUint},
+		{Name: "primaryLocalPortLID", GoName: "PrimaryLocalPortLID", Off: 416, Bits: 16, Count: 1, Kind: KindUint},
+		{Name: "primaryRemotePortLID", GoName: "PrimaryRemotePortLID", Off: 432, Bits: 16, Count: 1, Kind: KindUint},
+		{Name: "primaryLocalPortGID", GoName: "PrimaryLocalPortGID", Off: 448, Bits: 128, Count: 1, Kind: KindGID},
+		{Name: "primaryRemotePortGID", GoName: "PrimaryRemotePortGID", Off: 576, Bits: 128, Count: 1, Kind: KindGID},
+		{Name: "primaryFlowLabel", GoName: "PrimaryFlowLabel", Off: 704, Bits: 20, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "reserved_724", GoName: "_", Off: 724, Bits: 6, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "primaryPacketRate", GoName: "PrimaryPacketRate", Off: 730, Bits: 6, Count: 1, Kind: KindUint},
+		{Name: "primaryTrafficClass", GoName: "PrimaryTrafficClass", Off: 736, Bits: 8, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "primaryHopLimit", GoName: "PrimaryHopLimit", Off: 744, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "primarySL", GoName: "PrimarySL", Off: 752, Bits: 4, Count: 1, Kind: KindUint},
+		{Name: "primarySubnetLocal", GoName: "PrimarySubnetLocal", Off: 756, Bits: 1, Count: 1, Kind: KindUint},
+		{Name: "reserved_757", GoName: "_", Off: 757, Bits: 3, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "primaryLocalACKTimeout", GoName: "PrimaryLocalACKTimeout", Off: 760, Bits: 5, Count: 1, Kind: KindUint},
+		{Name: "reserved_765", GoName: "_", Off: 765, Bits: 3, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "alternateLocalPortLID", GoName: "AlternateLocalPortLID", Off: 768, Bits: 16, Count: 1, Kind: KindUint},
+		{Name: "alternateRemotePortLID", GoName: "AlternateRemotePortLID", Off: 784, Bits: 16, Count: 1, Kind: KindUint},
+		{Name: "alternateLocalPortGID", GoName: "AlternateLocalPortGID", Off: 800, Bits: 128, Count: 1, Kind: KindGID},
+		{Name: "alternateRemotePortGID", GoName: "AlternateRemotePortGID", Off: 928, Bits: 128, Count: 1, Kind: KindGID},
+		{Name: "alternateFlowLabel", GoName: "AlternateFlowLabel", Off: 1056, Bits: 20, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "reserved_1076", GoName: "_", Off: 1076, Bits: 6, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "alternatePacketRate", GoName: "AlternatePacketRate", Off: 1082, Bits: 6, Count: 1, Kind: KindUint},
+		{Name: "alternateTrafficClass", GoName: "AlternateTrafficClass", Off: 1088, Bits: 8, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "alternateHopLimit", GoName: "AlternateHopLimit", Off: 1096, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "alternateSL", GoName: "AlternateSL", Off: 1104, Bits: 4, Count: 1, Kind: KindUint},
+		{Name: "alternateSubnetLocal", GoName: "AlternateSubnetLocal", Off: 1108, Bits: 1, Count: 1, Kind: KindUint},
+		{Name: "reserved_1109", GoName: "_", Off: 1109, Bits: 3, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "alternateLocalACKTimeout", GoName: "AlternateLocalACKTimeout", Off: 1112, Bits: 5, Count: 1, Kind: KindUint},
+		{Name: "SAPSupported", GoName: "SAPSupported", Off: 1117, Bits: 1, Count: 1, Kind: KindUint},
+		{Name: "reserved_1118", GoName: "_", Off: 1118, Bits: 2, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "privateData", GoName: "PrivateData", Off: 1120, Bits: 8, Count: 92, Kind: KindBytes, Array: true},
 	},
 }
@@ -242,46 +342,53 @@ var descCMRTU = Struct{
 	Section:   "12.6.9",
 	Size:      232,
 	New:       func() Attribute { return new(CMRTU) },
+	Aliases:   []string{"ReadyToUse"},
 	HasAttrID: true,
 	AttrID:    0x0014,
 	Methods:   []string{"CommMgtSend"},
 	Fields: []Field{
-		{Name: "LCID", GoName: "LCID", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "RCID", GoName: "RCID", Off: 32, Bits: 32, Count: 1, Kind: KindUint},
+		{Name: "localCommunicationID", GoName: "LocalCommunicationID", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "remoteCommunicationID", GoName: "RemoteCommunicationID", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "privateData", GoName: "PrivateData", Off: 64, Bits: 8, Count: 224, Kind: KindBytes, Array: true},
 	},
 }
 
-var descCMSIDR_REP = Struct{
-	Name:      "CMSIDR_REP",
+var descCMSIDRRep = Struct{
+	Name:      "CMSIDRRep",
 	Section:   "12.11.2",
 	Size:      232,
-	New:       func() Attribute { return new(CMSIDR_REP) },
+	New:       func() Attribute { return new(CMSIDRRep) },
+	Aliases:   []string{"CMSIDR_REP", "ServiceIDResReqResp"},
 	HasAttrID: true,
 	AttrID:    0x0018,
 	Methods:   []string{"CommMgtSend"},
 	Fields: []Field{
-		{Name: "requestID", GoName: "RequestID", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "QPN", GoName: "QPN", Off: 32, Bits: 24, Count: 1, Kind: KindUint},
-		{Name: "status", GoName: "Status", Off: 56, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "serviceID", GoName: "ServiceID", Off: 64, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
-		{Name: "QKey", GoName: "QKey", Off: 128, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
-		{Name: "classPortinfo", GoName: "ClassPortinfo", Off: 160, Bits: 576, Count: 1, Kind: KindStruct, Struct: &descClassPortInfo},
-		{Name: "privateData", GoName: "PrivateData", Off: 736, Bits: 8, Count: 140, Kind: KindBytes, Array: true},
+		{Name: "requestID", GoName: "RequestID", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "status", GoName: "Status", Off: 32, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "additionalInformationLength", GoName: "AdditionalInformationLength", Off: 40, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "reserved_48", GoName: "_", Off: 48, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "QPN", GoName: "QPN", Off: 64, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "reserved_88", GoName: "_", Off: 88, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "serviceID", GoName: "ServiceID", Off: 96, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "QKey", GoName: "QKey", Off: 160, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "additionalInformation", GoName: "AdditionalInformation", Off: 192, Bits: 8, Count: 72, Kind: KindBytes, Array: true},
+		{Name: "privateData", GoName: "PrivateData", Off: 768, Bits: 8, Count: 136, Kind: KindBytes, Array: true},
 	},
 }
 
-var descCMSIDR_REQ = Struct{
-	Name:      "CMSIDR_REQ",
+var descCMSIDRReq = Struct{
+	Name:      "CMSIDRReq",
 	Section:   "12.11.1",
 	Size:      232,
-	New:       func() Attribute { return new(CMSIDR_REQ) },
+	New:       func() Attribute { return new(CMSIDRReq) },
+	Aliases:   []string{"CMSIDR_REQ", "ServiceIDResReq"},
 	HasAttrID: true,
 	AttrID:    0x0017,
 	Methods:   []string{"CommMgtSend"},
 	Fields: []Field{
-		{Name: "requestID", GoName: "RequestID", Off: 0, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "reserved_32", GoName: "_", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "requestID", GoName: "RequestID", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "partitionKey", GoName: "PartitionKey", Off: 32, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "reserved_48", GoName: "_", Off: 48, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "serviceID", GoName: "ServiceID", Off: 64, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "privateData", GoName: "PrivateData", Off: 128, Bits: 8, Count: 216, Kind: KindBytes, Array: true},
 	},
@@ -334,7 +441,146 @@ var descCommunityInfo = Struct{
 	AttrID:    0x0010,
 	Methods:   []string{"SNMPSend"},
 	Fields: []Field{
-		{Name: "communityName", GoName: "CommunityName", Off: 0, Bits: 8, Count: 64, Kind: KindUint, Array: true},
+		{Name: "communityName", GoName: "CommunityName", Off: 0, Bits: 8, Count: 64, Kind: KindString, Array: true},
+	},
+}
+
+var descCongestionControlTable = Struct{
+	Name:      "CongestionControlTable",
+	Section:   "A10.4.3.9",
+	Size:      132,
+	New:       func() Attribute { return new(CongestionControlTable) },
+	HasAttrID: true,
+	AttrID:    0x0017,
+	Methods:   []string{"CongestionGet", "CongestionSet"},
+	Fields: []Field{
+		{Name: "CCTILimit", GoName: "CCTILimit", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Label: "CCTI_Limit"},
+		{Name: "reserved_16", GoName: "_", Off: 16, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "entryList", GoName: "EntryList", Off: 32, Bits: 16, Count: 64, Kind: KindStruct, Array: true, Struct: &descCongestionControlTableEntry},
+	},
+}
+
+var descCongestionControlTableEntry = Struct{
+	Name:    "CongestionControlTableEntry",
+	Section: "A10.4.3.9",
+	Size:    2,
+	New:     func() Attribute { return new(CongestionControlTableEntry) },
+	Fields: []Field{
+		{Name: "CCTShift", GoName: "CCTShift", Off: 0, Bits: 2, Count: 1, Kind: KindUint, Label: "CCT_Shift"},
+		{Name: "CCTMultiplier", GoName: "CCTMultiplier", Off: 2, Bits: 14, Count: 1, Kind: KindUint, Label: "CCT_Multiplier"},
+	},
+}
+
+var descCongestionInfo = Struct{
+	Name:      "CongestionInfo",
+	Section:   "A10.4.3.3",
+	Size:      4,
+	New:       func() Attribute { return new(CongestionInfo) },
+	HasAttrID: true,
+	AttrID:    0x0011,
+	Methods:   []string{"CongestionGet"},
+	Fields: []Field{
+		{Name: "congestionInfo", GoName: "CongestionInfo", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Label: "CongestionInfo", Hint: HintHex},
+		{Name: "controlTableCap", GoName: "ControlTableCap", Off: 16, Bits: 8, Count: 1, Kind: KindUint, Label: "ControlTableCap"},
+		{Name: "reserved_24", GoName: "_", Off: 24, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
+	},
+}
+
+var descCongestionKeyInfo = Struct{
+	Name:      "CongestionKeyInfo",
+	Section:   "A10.4.3.4",
+	Size:      14,
+	New:       func() Attribute { return new(CongestionKeyInfo) },
+	HasAttrID: true,
+	AttrID:    0x0012,
+	Methods:   []string{"CongestionGet", "CongestionSet"},
+	Fields: []Field{
+		{Name: "CCKey", GoName: "CCKey", Off: 0, Bits: 64, Count: 1, Kind: KindUint, Label: "CC_Key", Hint: HintHex},
+		{Name: "CCKeyProtectBit", GoName: "CCKeyProtectBit", Off: 64, Bits: 1, Count: 1, Kind: KindUint, Label: "CC_KeyProtectBit"},
+		{Name: "reserved_65", GoName: "_", Off: 65, Bits: 15, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "CCKeyLeasePeriod", GoName: "CCKeyLeasePeriod", Off: 80, Bits: 16, Count: 1, Kind: KindUint, Label: "CC_KeyLeasePeriod"},
+		{Name: "CCKeyViolations", GoName: "CCKeyViolations", Off: 96, Bits: 16, Count: 1, Kind: KindUint, Label: "CC_KeyViolations"},
+	},
+}
+
+var descCongestionLog = Struct{
+	Name:      "CongestionLog",
+	Section:   "A10.4.3.5",
+	Size:      220,
+	New:       func() Attribute { return new(CongestionLog) },
+	HasAttrID: true,
+	AttrID:    0x0013,
+	Methods:   []string{"CongestionGet"},
+	Fields: []Field{
+		{Name: "logType", GoName: "LogType", Off: 0, Bits: 8, Count: 1, Kind: KindUint, Label: "LogType"},
+		{Name: "congestionFlags", GoName: "CongestionFlags", Off: 8, Bits: 8, Count: 1, Kind: KindUint, Label: "CongestionFlags", Hint: HintHex},
+		{Name: "logDetails", GoName: "LogDetails", Off: 16, Bits: 8, Count: 218, Kind: KindBytes, Array: true},
+	},
+}
+
+var descCongestionLogCA = Struct{
+	Name:      "CongestionLogCA",
+	Section:   "A10.4.3.5",
+	Size:      220,
+	New:       func() Attribute { return new(CongestionLogCA) },
+	HasAttrID: true,
+	AttrID:    0x0013,
+	Fields: []Field{
+		{Name: "logType", GoName: "LogType", Off: 0, Bits: 8, Count: 1, Kind: KindUint, Label: "LogType"},
+		{Name: "congestionFlags", GoName: "CongestionFlags", Off: 8, Bits: 8, Count: 1, Kind: KindUint, Label: "CongestionFlags", Hint: HintHex},
+		{Name: "thresholdEventCounter", GoName: "ThresholdEventCounter", Off: 16, Bits: 16, Count: 1, Kind: KindUint, Label: "ThresholdEventCounter"},
+		{Name: "thresholdCongestionEventMap", GoName: "ThresholdCongestionEventMap", Off: 32, Bits: 16, Count: 1, Kind: KindUint, Label: "ThresholdCongestionEventMap", Hint: HintHex},
+		{Name: "reserved_48", GoName: "_", Off: 48, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "currentTimeStamp", GoName: "CurrentTimeStamp", Off: 64, Bits: 32, Count: 1, Kind: KindUint, Label: "CurrentTimeStamp"},
+		{Name: "entryList", GoName: "EntryList", Off: 96, Bits: 128, Count: 13, Kind: KindStruct, Array: true, Struct: &descCongestionLogEventCA},
+	},
+}
+
+var descCongestionLogEventCA = Struct{
+	Name:    "CongestionLogEventCA",
+	Section: "A10.4.3.5",
+	Size:    16,
+	New:     func() Attribute { return new(CongestionLogEventCA) },
+	Fields: []Field{
+		{Name: "localQPCNEntry", GoName: "LocalQPCNEntry", Off: 0, Bits: 24, Count: 1, Kind: KindUint, Label: "Local_QP_CN_Entry"},
+		{Name: "SLCNEntry", GoName: "SLCNEntry", Off: 24, Bits: 4, Count: 1, Kind: KindUint, Label: "SL_CN_Entry"},
+		{Name: "serviceTypeCNEntry", GoName: "ServiceTypeCNEntry", Off: 28, Bits: 4, Count: 1, Kind: KindUint, Label: "Service_Type_CN_Entry", Hint: HintHex},
+		{Name: "remoteQPNumberCNEntry", GoName: "RemoteQPNumberCNEntry", Off: 32, Bits: 24, Count: 1, Kind: KindUint, Label: "Remote_QP_Number_CN_Entry"},
+		{Name: "reserved_56", GoName: "_", Off: 56, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "localLIDCN", GoName: "LocalLIDCN", Off: 64, Bits: 16, Count: 1, Kind: KindUint, Label: "Local_LID_CN"},
+		{Name: "remoteLIDCNEntry", GoName: "RemoteLIDCNEntry", Off: 80, Bits: 16, Count: 1, Kind: KindUint, Label: "Remote_LID_CN_Entry"},
+		{Name: "timestampCNEntry", GoName: "TimestampCNEntry", Off: 96, Bits: 32, Count: 1, Kind: KindUint, Label: "Timestamp_CN_Entry"},
+	},
+}
+
+var descCongestionLogEventSW = Struct{
+	Name:    "CongestionLogEventSW",
+	Section: "A10.4.3.5",
+	Size:    12,
+	New:     func() Attribute { return new(CongestionLogEventSW) },
+	Fields: []Field{
+		{Name: "SLID", GoName: "SLID", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Label: "SLID"},
+		{Name: "DLID", GoName: "DLID", Off: 16, Bits: 16, Count: 1, Kind: KindUint, Label: "DLID"},
+		{Name: "SL", GoName: "SL", Off: 32, Bits: 4, Count: 1, Kind: KindUint, Label: "SL"},
+		{Name: "reserved_36", GoName: "_", Off: 36, Bits: 28, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "timestamp", GoName: "Timestamp", Off: 64, Bits: 32, Count: 1, Kind: KindUint, Label: "Timestamp"},
+	},
+}
+
+var descCongestionLogSwitch = Struct{
+	Name:      "CongestionLogSwitch",
+	Section:   "A10.4.3.5",
+	Size:      220,
+	New:       func() Attribute { return new(CongestionLogSwitch) },
+	HasAttrID: true,
+	AttrID:    0x0013,
+	Fields: []Field{
+		{Name: "logType", GoName: "LogType", Off: 0, Bits: 8, Count: 1, Kind: KindUint, Label: "LogType"},
+		{Name: "congestionFlags", GoName: "CongestionFlags", Off: 8, Bits: 8, Count: 1, Kind: KindUint, Label: "CongestionFlags", Hint: HintHex},
+		{Name: "logEventsCounter", GoName: "LogEventsCounter", Off: 16, Bits: 16, Count: 1, Kind: KindUint, Label: "LogEventsCounter"},
+		{Name: "currentTimeStamp", GoName: "CurrentTimeStamp", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Label: "CurrentTimeStamp"},
+		{Name: "portMap", GoName: "PortMap", Off: 64, Bits: 8, Count: 32, Kind: KindBytes, Label: "PortMap", Array: true},
+		{Name: "entryList", GoName: "EntryList", Off: 320, Bits: 96, Count: 15, Kind: KindStruct, Array: true, Struct: &descCongestionLogEventSW},
 	},
 }
 
@@ -411,6 +657,58 @@ var descGUIDInfoRecord = Struct{
 		{Name: "GUIDInfo", GoName: "GUIDInfo", Off: 64, Bits: 512, Count: 1, Kind: KindStruct, Struct: &descGUIDInfo},
 	},
 	CompMask: []string{"LID", "blockNum", "reserved_24", "reserved_32", "GUIDInfo.GUIDBlock"},
+}
+
+var descGetIOCPMControl = Struct{
+	Name:      "GetIOCPMControl",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(GetIOCPMControl) },
+	HasAttrID: true,
+	AttrID:    0x0028,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
+var descGetModulePMControl = Struct{
+	Name:      "GetModulePMControl",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(GetModulePMControl) },
+	HasAttrID: true,
+	AttrID:    0x0024,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
+var descGetModuleStatus = Struct{
+	Name:      "GetModuleStatus",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(GetModuleStatus) },
+	HasAttrID: true,
+	AttrID:    0x002b,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
+var descGetUnitPMControl = Struct{
+	Name:      "GetUnitPMControl",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(GetUnitPMControl) },
+	HasAttrID: true,
+	AttrID:    0x0026,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
 }
 
 var descHdrAETH = Struct{
@@ -582,6 +880,58 @@ var descHdrRWH = Struct{
 	},
 }
 
+var descIB2CME = Struct{
+	Name:      "IB2CME",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(IB2CME) },
+	HasAttrID: true,
+	AttrID:    0x002d,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
+var descIB2IBML = Struct{
+	Name:      "IB2IBML",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(IB2IBML) },
+	HasAttrID: true,
+	AttrID:    0x002c,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
+var descIB2MME = Struct{
+	Name:      "IB2MME",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(IB2MME) },
+	HasAttrID: true,
+	AttrID:    0x002e,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
+var descIB2OEM = Struct{
+	Name:      "IB2OEM",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(IB2OEM) },
+	HasAttrID: true,
+	AttrID:    0x002f,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
 var descIOControllerProfile = Struct{
 	Name:      "IOControllerProfile",
 	Section:   "16.3.3.4",
@@ -596,28 +946,26 @@ var descIOControllerProfile = Struct{
 		{Name: "vendorID", GoName: "VendorID", Off: 64, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_88", GoName: "_", Off: 88, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "deviceID", GoName: "DeviceID", Off: 96, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
-		{Name: "deviceVersion", GoName: "DeviceVersion", Off: 128, Bits: 16, Count: 1, Kind: KindUint},
+		{Name: "deviceVersion", GoName: "DeviceVersion", Off: 128, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_144", GoName: "_", Off: 144, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "subsystemVendorID", GoName: "SubsystemVendorID", Off: 160, Bits: 24, Count: 1, Kind: KindUint},
+		{Name: "subsystemVendorID", GoName: "SubsystemVendorID", Off: 160, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_184", GoName: "_", Off: 184, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "subsystemID", GoName: "SubsystemID", Off: 192, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "IOClass", GoName: "IOClass", Off: 224, Bits: 16, Count: 1, Kind: KindUint},
-		{Name: "IOSubclass", GoName: "IOSubclass", Off: 240, Bits: 16, Count: 1, Kind: KindUint},
-		{Name: "protocol", GoName: "Protocol", Off: 256, Bits: 16, Count: 1, Kind: KindUint},
-		{Name: "protocolVersion", GoName: "ProtocolVersion", Off: 272, Bits: 16, Count: 1, Kind: KindUint},
-		{Name: "reserved_288", GoName: "_", Off: 288, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "reserved_304", GoName: "_", Off: 304, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "subsystemID", GoName: "SubsystemID", Off: 192, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "IOClass", GoName: "IOClass", Off: 224, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "IOSubclass", GoName: "IOSubclass", Off: 240, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "protocol", GoName: "Protocol", Off: 256, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "protocolVersion", GoName: "ProtocolVersion", Off: 272, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "reserved_288", GoName: "_", Off: 288, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "sendMessageDepth", GoName: "SendMessageDepth", Off: 320, Bits: 16, Count: 1, Kind: KindUint},
 		{Name: "reserved_336", GoName: "_", Off: 336, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "RDMAReadDepth", GoName: "RDMAReadDepth", Off: 344, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "sendMessageSize", GoName: "SendMessageSize", Off: 352, Bits: 32, Count: 1, Kind: KindUint},
 		{Name: "RDMATransferSize", GoName: "RDMATransferSize", Off: 384, Bits: 32, Count: 1, Kind: KindUint},
-		{Name: "controllerOperationsMask", GoName: "ControllerOperationsMask", Off: 416, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "controllerOperationsMask", GoName: "ControllerOperationsMask", Off: 416, Bits: 8, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_424", GoName: "_", Off: 424, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "serviceEntries", GoName: "ServiceEntries", Off: 432, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "reserved_440", GoName: "_", Off: 440, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "reserved_448", GoName: "_", Off: 448, Bits: 64, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "IDString", GoName: "IDString", Off: 512, Bits: 8, Count: 64, Kind: KindUint, Array: true},
+		{Name: "reserved_440", GoName: "_", Off: 440, Bits: 8, Count: 9, Kind: KindBytes, Reserved: true, Array: true},
+		{Name: "IDString", GoName: "IDString", Off: 512, Bits: 8, Count: 64, Kind: KindString, Array: true},
 	},
 }
 
@@ -636,7 +984,7 @@ var descIOUnitInfo = Struct{
 		{Name: "reserved_24", GoName: "_", Off: 24, Bits: 6, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "diagDeviceID", GoName: "DiagDeviceID", Off: 30, Bits: 1, Count: 1, Kind: KindUint},
 		{Name: "optionROM", GoName: "OptionROM", Off: 31, Bits: 1, Count: 1, Kind: KindUint},
-		{Name: "controllerList", GoName: "ControllerList", Off: 32, Bits: 8, Count: 128, Kind: KindBytes, Array: true},
+		{Name: "controllerList", GoName: "ControllerList", Off: 32, Bits: 4, Count: 256, Kind: KindUint, Array: true, Hint: HintHex},
 	},
 }
 
@@ -860,6 +1208,161 @@ var descMlnxExtPortInfo = Struct{
 		{Name: "reserved_96", GoName: "_", Off: 96, Bits: 24, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "linkSpeedActive", GoName: "LinkSpeedActive", Off: 120, Bits: 8, Count: 1, Kind: KindUint, Label: "LinkSpeedActive", Hint: HintHex},
 		{Name: "reserved_128", GoName: "_", Off: 128, Bits: 8, Count: 48, Kind: KindBytes, Reserved: true, Array: true},
+	},
+}
+
+var descMlxConfigCounterGroup = Struct{
+	Name:        "MlxConfigCounterGroup",
+	Section:     "16.5.1 format",
+	Size:        20,
+	New:         func() Attribute { return new(MlxConfigCounterGroup) },
+	HasAttrID:   true,
+	AttrID:      0x0091,
+	Methods:     []string{"VendGet", "VendSet"},
+	BoundFormat: &descMlxFormat,
+	Fields: []Field{
+		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 64, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "reserved_64", GoName: "_", Off: 64, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "groupSelects", GoName: "GroupSelects", Off: 96, Bits: 32, Count: 2, Kind: KindStruct, Array: true, Struct: &descMlxCounterGroupSelect},
+	},
+}
+
+var descMlxConfigSpaceAccess = Struct{
+	Name:        "MlxConfigSpaceAccess",
+	Section:     "16.5.1 format",
+	Size:        224,
+	New:         func() Attribute { return new(MlxConfigSpaceAccess) },
+	HasAttrID:   true,
+	AttrID:      0x0050,
+	Methods:     []string{"VendGet", "VendSet"},
+	BoundFormat: &descMlxFormat,
+	Fields: []Field{
+		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 64, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "records", GoName: "Records", Off: 64, Bits: 96, Count: 18, Kind: KindStruct, Array: true, Struct: &descMlxConfigSpaceRecord},
+	},
+}
+
+var descMlxConfigSpaceRecord = Struct{
+	Name:    "MlxConfigSpaceRecord",
+	Section: "",
+	Size:    12,
+	New:     func() Attribute { return new(MlxConfigSpaceRecord) },
+	Fields: []Field{
+		{Name: "address", GoName: "Address", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "data", GoName: "Data", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "mask", GoName: "Mask", Off: 64, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
+	},
+}
+
+var descMlxCounterGroupInfo = Struct{
+	Name:        "MlxCounterGroupInfo",
+	Section:     "16.5.1 format",
+	Size:        20,
+	New:         func() Attribute { return new(MlxCounterGroupInfo) },
+	HasAttrID:   true,
+	AttrID:      0x0090,
+	Methods:     []string{"VendGet"},
+	BoundFormat: &descMlxFormat,
+	Fields: []Field{
+		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 64, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "reserved_64", GoName: "_", Off: 64, Bits: 24, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "numOfCounterGroups", GoName: "NumOfCounterGroups", Off: 88, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "groupMasks", GoName: "GroupMasks", Off: 96, Bits: 32, Count: 2, Kind: KindUint, Array: true, Hint: HintHex},
+	},
+}
+
+var descMlxCounterGroupSelect = Struct{
+	Name:    "MlxCounterGroupSelect",
+	Section: "",
+	Size:    4,
+	New:     func() Attribute { return new(MlxCounterGroupSelect) },
+	Fields: []Field{
+		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 24, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "groupSelect", GoName: "GroupSelect", Off: 24, Bits: 8, Count: 1, Kind: KindUint},
+	},
+}
+
+var descMlxFormat = Struct{
+	Name:    "MlxFormat",
+	Section: "16.5.1",
+	Size:    256,
+	New:     func() Attribute { return new(MlxFormat) },
+	Format:  &FormatID{Class: 0x0a, Version: 1},
+	Fields: []Field{
+		{Name: "MADHeader", GoName: "MADHeader", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeader},
+		{Name: "data", GoName: "Data", Off: 192, Bits: 8, Count: 232, Kind: KindBytes, Array: true, Hint: HintData},
+	},
+}
+
+var descMlxGeneralInfo = Struct{
+	Name:        "MlxGeneralInfo",
+	Section:     "16.5.1 format",
+	Size:        108,
+	New:         func() Attribute { return new(MlxGeneralInfo) },
+	HasAttrID:   true,
+	AttrID:      0x0017,
+	Methods:     []string{"VendGet"},
+	BoundFormat: &descMlxFormat,
+	Fields: []Field{
+		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 64, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "HWRevision", GoName: "HWRevision", Off: 64, Bits: 16, Count: 1, Kind: KindUint, Label: "hw_dev_rev", Hint: HintHex},
+		{Name: "deviceID", GoName: "DeviceID", Off: 80, Bits: 16, Count: 1, Kind: KindUint, Label: "hw_dev_id", Hint: HintHex},
+		{Name: "reserved_96", GoName: "_", Off: 96, Bits: 8, Count: 24, Kind: KindBytes, Reserved: true, Array: true},
+		{Name: "uptime", GoName: "Uptime", Off: 288, Bits: 32, Count: 1, Kind: KindUint, Label: "hw_uptime", Hint: HintHex},
+		{Name: "reserved_320", GoName: "_", Off: 320, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "FWMajor", GoName: "FWMajor", Off: 328, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "FWMinor", GoName: "FWMinor", Off: 336, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "FWSubMinor", GoName: "FWSubMinor", Off: 344, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "FWBuildID", GoName: "FWBuildID", Off: 352, Bits: 32, Count: 1, Kind: KindUint, Label: "fw_build_id", Hint: HintHex},
+		{Name: "FWMonth", GoName: "FWMonth", Off: 384, Bits: 8, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "FWDay", GoName: "FWDay", Off: 392, Bits: 8, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "FWYear", GoName: "FWYear", Off: 400, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "reserved_416", GoName: "_", Off: 416, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "FWHour", GoName: "FWHour", Off: 432, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "FWPSID", GoName: "FWPSID", Off: 448, Bits: 8, Count: 16, Kind: KindString, Label: "fw_psid", Array: true},
+		{Name: "FWINIFileVersion", GoName: "FWINIFileVersion", Off: 576, Bits: 32, Count: 1, Kind: KindUint, Label: "fw_ini_ver"},
+		{Name: "reserved_608", GoName: "_", Off: 608, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "SWMajor", GoName: "SWMajor", Off: 616, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "SWMinor", GoName: "SWMinor", Off: 624, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "SWSubMinor", GoName: "SWSubMinor", Off: 632, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "reserved_640", GoName: "_", Off: 640, Bits: 8, Count: 28, Kind: KindBytes, Reserved: true, Array: true},
+	},
+}
+
+var descMlxGeneralInfoExt = Struct{
+	Name:      "MlxGeneralInfoExt",
+	Section:   "16.5.1 format",
+	Size:      136,
+	New:       func() Attribute { return new(MlxGeneralInfoExt) },
+	HasAttrID: true,
+	AttrID:    0x0017,
+	Fields: []Field{
+		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 64, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "HWRevision", GoName: "HWRevision", Off: 64, Bits: 16, Count: 1, Kind: KindUint, Label: "hw_dev_rev", Hint: HintHex},
+		{Name: "deviceID", GoName: "DeviceID", Off: 80, Bits: 16, Count: 1, Kind: KindUint, Label: "hw_dev_id", Hint: HintHex},
+		{Name: "reserved_96", GoName: "_", Off: 96, Bits: 8, Count: 24, Kind: KindBytes, Reserved: true, Array: true},
+		{Name: "uptime", GoName: "Uptime", Off: 288, Bits: 32, Count: 1, Kind: KindUint, Label: "hw_uptime", Hint: HintHex},
+		{Name: "reserved_320", GoName: "_", Off: 320, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "FWMajor", GoName: "FWMajor", Off: 328, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "FWMinor", GoName: "FWMinor", Off: 336, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "FWSubMinor", GoName: "FWSubMinor", Off: 344, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "FWBuildID", GoName: "FWBuildID", Off: 352, Bits: 32, Count: 1, Kind: KindUint, Label: "fw_build_id", Hint: HintHex},
+		{Name: "FWMonth", GoName: "FWMonth", Off: 384, Bits: 8, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "FWDay", GoName: "FWDay", Off: 392, Bits: 8, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "FWYear", GoName: "FWYear", Off: 400, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "reserved_416", GoName: "_", Off: 416, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "FWHour", GoName: "FWHour", Off: 432, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "FWPSID", GoName: "FWPSID", Off: 448, Bits: 8, Count: 16, Kind: KindString, Label: "fw_psid", Array: true},
+		{Name: "FWINIFileVersion", GoName: "FWINIFileVersion", Off: 576, Bits: 32, Count: 1, Kind: KindUint, Label: "fw_ini_ver"},
+		{Name: "FWExtMajor", GoName: "FWExtMajor", Off: 608, Bits: 32, Count: 1, Kind: KindUint},
+		{Name: "FWExtMinor", GoName: "FWExtMinor", Off: 640, Bits: 32, Count: 1, Kind: KindUint},
+		{Name: "FWExtSubMinor", GoName: "FWExtSubMinor", Off: 672, Bits: 32, Count: 1, Kind: KindUint},
+		{Name: "reserved_704", GoName: "_", Off: 704, Bits: 8, Count: 16, Kind: KindBytes, Reserved: true, Array: true},
+		{Name: "reserved_832", GoName: "_", Off: 832, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "SWMajor", GoName: "SWMajor", Off: 840, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "SWMinor", GoName: "SWMinor", Off: 848, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "SWSubMinor", GoName: "SWSubMinor", Off: 856, Bits: 8, Count: 1, Kind: KindUint},
+		{Name: "reserved_864", GoName: "_", Off: 864, Bits: 8, Count: 28, Kind: KindBytes, Reserved: true, Array: true},
 	},
 }
 
@@ -1161,6 +1664,93 @@ var descNoticeTrap64 = Struct{
 		{Name: "reserved_16", GoName: "_", Off: 16, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "gidAddr", GoName: "GidAddr", Off: 48, Bits: 128, Count: 1, Kind: KindGID},
 		{Name: "padding", GoName: "Padding", Off: 176, Bits: 8, Count: 32, Kind: KindBytes, Array: true},
+	},
+}
+
+var descOpenIBPing = Struct{
+	Name:        "OpenIBPing",
+	Section:     "",
+	Size:        216,
+	New:         func() Attribute { return new(OpenIBPing) },
+	HasAttrID:   true,
+	AttrID:      0x0000,
+	Methods:     []string{"VendGet"},
+	BoundFormat: &descOpenIBPingFormat,
+	Fields: []Field{
+		{Name: "hostName", GoName: "HostName", Off: 0, Bits: 8, Count: 216, Kind: KindString, Array: true},
+	},
+}
+
+var descOpenIBPingFormat = Struct{
+	Name:    "OpenIBPingFormat",
+	Section: "16.5.1",
+	Size:    256,
+	New:     func() Attribute { return new(OpenIBPingFormat) },
+	Format:  &FormatID{Class: 0x32, Version: 1},
+	Fields: []Field{
+		{Name: "RMPPHeader", GoName: "RMPPHeader", Off: 0, Bits: 288, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descRMPPHeader},
+		{Name: "reserved_288", GoName: "_", Off: 288, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "OUI", GoName: "OUI", Off: 296, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "data", GoName: "Data", Off: 320, Bits: 8, Count: 216, Kind: KindBytes, Array: true, Hint: HintData},
+	},
+}
+
+var descOpenIBSysStatCPUInfo = Struct{
+	Name:        "OpenIBSysStatCPUInfo",
+	Section:     "16.5.1 format",
+	Size:        216,
+	New:         func() Attribute { return new(OpenIBSysStatCPUInfo) },
+	Aliases:     []string{"OFASysStatCPUInfo"},
+	HasAttrID:   true,
+	AttrID:      0x0012,
+	Methods:     []string{"VendGet"},
+	BoundFormat: &descOpenIBSysStatFormat,
+	Fields: []Field{
+		{Name: "CPUInfo", GoName: "CPUInfo", Off: 0, Bits: 8, Count: 216, Kind: KindString, Array: true},
+	},
+}
+
+var descOpenIBSysStatFormat = Struct{
+	Name:    "OpenIBSysStatFormat",
+	Section: "16.5.1",
+	Size:    256,
+	New:     func() Attribute { return new(OpenIBSysStatFormat) },
+	Format:  &FormatID{Class: 0x33, Version: 1},
+	Fields: []Field{
+		{Name: "RMPPHeader", GoName: "RMPPHeader", Off: 0, Bits: 288, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descRMPPHeader},
+		{Name: "reserved_288", GoName: "_", Off: 288, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "OUI", GoName: "OUI", Off: 296, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
+		{Name: "data", GoName: "Data", Off: 320, Bits: 8, Count: 216, Kind: KindBytes, Array: true, Hint: HintData},
+	},
+}
+
+var descOpenIBSysStatHostInfo = Struct{
+	Name:        "OpenIBSysStatHostInfo",
+	Section:     "16.5.1\nformat",
+	Size:        216,
+	New:         func() Attribute { return new(OpenIBSysStatHostInfo) },
+	Aliases:     []string{"OFASysStatHostInfo"},
+	HasAttrID:   true,
+	AttrID:      0x0011,
+	Methods:     []string{"VendGet"},
+	BoundFormat: &descOpenIBSysStatFormat,
+	Fields: []Field{
+		{Name: "hostName", GoName: "HostName", Off: 0, Bits: 8, Count: 216, Kind: KindString, Array: true},
+	},
+}
+
+var descOpenIBSysStatPing = Struct{
+	Name:        "OpenIBSysStatPing",
+	Section:     "16.5.1 format",
+	Size:        8,
+	New:         func() Attribute { return new(OpenIBSysStatPing) },
+	Aliases:     []string{"OFASysStatPing"},
+	HasAttrID:   true,
+	AttrID:      0x0010,
+	Methods:     []string{"VendGet"},
+	BoundFormat: &descOpenIBSysStatFormat,
+	Fields: []Field{
+		{Name: "cookie", GoName: "Cookie", Off: 0, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
 	},
 }
 
@@ -1826,6 +2416,20 @@ var descPortXmitDiscardDetails = Struct{
 	},
 }
 
+var descPrepareToTest = Struct{
+	Name:      "PrepareToTest",
+	Section:   "16.3.3.7",
+	Size:      192,
+	New:       func() Attribute { return new(PrepareToTest) },
+	Aliases:   []string{"DMPrepareToTest"},
+	HasAttrID: true,
+	AttrID:    0x0021,
+	Methods:   []string{"DevMgtGet", "DevMgtSet"},
+	Fields: []Field{
+		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 8, Count: 192, Kind: KindBytes, Reserved: true, Array: true},
+	},
+}
+
 var descRMPPAbort = Struct{
 	Name:    "RMPPAbort",
 	Section: "13.6.2.3",
@@ -1940,6 +2544,32 @@ var descRandomForwardingTableRecord = Struct{
 		{Name: "randomForwardingTable", GoName: "RandomForwardingTable", Off: 64, Bits: 512, Count: 1, Kind: KindStruct, Struct: &descRandomForwardingTable},
 	},
 	CompMask: []string{"LID", "blockNum", "reserved_32", "randomForwardingTable.LIDPortBlock"},
+}
+
+var descReadVPD = Struct{
+	Name:      "ReadVPD",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(ReadVPD) },
+	HasAttrID: true,
+	AttrID:    0x0021,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
+var descResetIBML = Struct{
+	Name:      "ResetIBML",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(ResetIBML) },
+	HasAttrID: true,
+	AttrID:    0x0022,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
 }
 
 var descSAFormat = Struct{
@@ -2078,7 +2708,7 @@ var descSNMPFormat = Struct{
 	Fields: []Field{
 		{Name: "MADHeader", GoName: "MADHeader", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeader},
 		{Name: "reserved_192", GoName: "_", Off: 192, Bits: 8, Count: 32, Kind: KindBytes, Reserved: true, Array: true},
-		{Name: "RAddress", GoName: "RAddress", Off: 448, Bits: 32, Count: 1, Kind: KindUint},
+		{Name: "RAddress", GoName: "RAddress", Off: 448, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "payloadLength", GoName: "PayloadLength", Off: 480, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "segmentNumber", GoName: "SegmentNumber", Off: 488, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "sourceLID", GoName: "SourceLID", Off: 496, Bits: 16, Count: 1, Kind: KindUint},
@@ -2118,12 +2748,12 @@ var descServiceEntries = Struct{
 
 var descServiceEntry = Struct{
 	Name:    "ServiceEntry",
-	Section: "16.3.3",
+	Section: "16.3.3.5",
 	Size:    48,
 	New:     func() Attribute { return new(ServiceEntry) },
 	Aliases: []string{"DMServiceEntry"},
 	Fields: []Field{
-		{Name: "serviceName", GoName: "ServiceName", Off: 0, Bits: 8, Count: 40, Kind: KindUint, Array: true},
+		{Name: "serviceName", GoName: "ServiceName", Off: 0, Bits: 8, Count: 40, Kind: KindString, Array: true},
 		{Name: "serviceID", GoName: "ServiceID", Off: 320, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
 	},
 }
@@ -2153,6 +2783,71 @@ var descServiceRecord = Struct{
 	CompMask: []string{"serviceID", "serviceGID", "servicePKey", "reserved_208", "serviceLease", "serviceKey", "serviceName", "serviceData8_0", "serviceData8_1", "serviceData8_2", "serviceData8_3", "serviceData8_4", "serviceData8_5", "serviceData8_6", "serviceData8_7", "serviceData8_8", "serviceData8_9", "serviceData8_10", "serviceData8_11", "serviceData8_12", "serviceData8_13", "serviceData8_14", "serviceData8_15", "serviceData16_0", "serviceData16_1", "serviceData16_2", "serviceData16_3", "serviceData16_4", "serviceData16_5", "serviceData16_6", "serviceData16_7", "serviceData32_0", "serviceData32_1", "serviceData32_2", "serviceData32_3", "serviceData64_0", "serviceData64_1"},
 }
 
+var descSetIOCPMControl = Struct{
+	Name:      "SetIOCPMControl",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(SetIOCPMControl) },
+	HasAttrID: true,
+	AttrID:    0x0027,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
+var descSetModuleAttention = Struct{
+	Name:      "SetModuleAttention",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(SetModuleAttention) },
+	HasAttrID: true,
+	AttrID:    0x002a,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
+var descSetModulePMControl = Struct{
+	Name:      "SetModulePMControl",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(SetModulePMControl) },
+	HasAttrID: true,
+	AttrID:    0x0023,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
+var descSetModuleState = Struct{
+	Name:      "SetModuleState",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(SetModuleState) },
+	HasAttrID: true,
+	AttrID:    0x0029,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
+var descSetUnitPMControl = Struct{
+	Name:      "SetUnitPMControl",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(SetUnitPMControl) },
+	HasAttrID: true,
+	AttrID:    0x0025,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
 var descSwPortVLCongestion = Struct{
 	Name:      "SwPortVLCongestion",
 	Section:   "16.1.4.9",
@@ -2167,6 +2862,28 @@ var descSwPortVLCongestion = Struct{
 		{Name: "portSelect", GoName: "PortSelect", Off: 8, Bits: 8, Count: 1, Kind: KindUint, Label: "PortSelect"},
 		{Name: "counterSelect", GoName: "CounterSelect", Off: 16, Bits: 16, Count: 1, Kind: KindUint, Label: "CounterSelect", Hint: HintHex},
 		{Name: "swPortVLCongestion", GoName: "SwPortVLCongestion", Off: 32, Bits: 16, Count: 16, Kind: KindUint, Label: "SWPortVLCongestion", Array: true},
+	},
+}
+
+var descSwitchCongestionSetting = Struct{
+	Name:      "SwitchCongestionSetting",
+	Section:   "A10.4.3.6",
+	Size:      76,
+	New:       func() Attribute { return new(SwitchCongestionSetting) },
+	HasAttrID: true,
+	AttrID:    0x0014,
+	Methods:   []string{"CongestionGet", "CongestionSet"},
+	Fields: []Field{
+		{Name: "controlMap", GoName: "ControlMap", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Label: "Control_Map", Hint: HintHex},
+		{Name: "victimMask", GoName: "VictimMask", Off: 32, Bits: 8, Count: 32, Kind: KindBytes, Label: "Victim_Mask", Array: true},
+		{Name: "creditMask", GoName: "CreditMask", Off: 288, Bits: 8, Count: 32, Kind: KindBytes, Label: "Credit_Mask", Array: true},
+		{Name: "threshold", GoName: "Threshold", Off: 544, Bits: 4, Count: 1, Kind: KindUint, Label: "Threshold", Hint: HintHex},
+		{Name: "reserved_548", GoName: "_", Off: 548, Bits: 4, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "packetSize", GoName: "PacketSize", Off: 552, Bits: 8, Count: 1, Kind: KindUint, Label: "Packet_Size"},
+		{Name: "CSThreshold", GoName: "CSThreshold", Off: 560, Bits: 4, Count: 1, Kind: KindUint, Label: "CS_Threshold", Hint: HintHex},
+		{Name: "reserved_564", GoName: "_", Off: 564, Bits: 12, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "CSReturnDelay", GoName: "CSReturnDelay", Off: 576, Bits: 16, Count: 1, Kind: KindUint, Label: "CS_ReturnDelay", Hint: HintHex},
+		{Name: "markingRate", GoName: "MarkingRate", Off: 592, Bits: 16, Count: 1, Kind: KindUint, Label: "Marking_Rate"},
 	},
 }
 
@@ -2218,6 +2935,75 @@ var descSwitchInfoRecord = Struct{
 		{Name: "switchInfo", GoName: "SwitchInfo", Off: 32, Bits: 160, Count: 1, Kind: KindStruct, Struct: &descSwitchInfo},
 	},
 	CompMask: []string{"LID", "reserved_16", "switchInfo.linearFDBCap", "switchInfo.randomFDBCap", "switchInfo.multicastFDBCap", "switchInfo.linearFDBTop", "switchInfo.defaultPort", "switchInfo.defaultMulticastPrimaryPort", "switchInfo.defaultMulticastNotPrimaryPort", "switchInfo.lifeTimeValue", "switchInfo.portStateChange", "switchInfo.optimizedSLtoVLMappingProgramming", "switchInfo.LIDsPerPort", "switchInfo.partitionEnforcementCap", "switchInfo.inboundEnforcementCap", "switchInfo.outboundEnforcementCap", "switchInfo.filterRawInboundCap", "switchInfo.filterRawOutboundCap", "switchInfo.enhancedPort0", "switchInfo.reserved_133", "switchInfo.reserved_136", "switchInfo.multicastFDBTop"},
+}
+
+var descSwitchPortCongestionSetting = Struct{
+	Name:      "SwitchPortCongestionSetting",
+	Section:   "A10.4.3.7",
+	Size:      128,
+	New:       func() Attribute { return new(SwitchPortCongestionSetting) },
+	HasAttrID: true,
+	AttrID:    0x0015,
+	Methods:   []string{"CongestionGet", "CongestionSet"},
+	Fields: []Field{
+		{Name: "block", GoName: "Block", Off: 0, Bits: 32, Count: 32, Kind: KindStruct, Array: true, Struct: &descSwitchPortCongestionSettingElement},
+	},
+}
+
+var descSwitchPortCongestionSettingElement = Struct{
+	Name:    "SwitchPortCongestionSettingElement",
+	Section: "A10.4.3.7",
+	Size:    4,
+	New:     func() Attribute { return new(SwitchPortCongestionSettingElement) },
+	Fields: []Field{
+		{Name: "valid", GoName: "Valid", Off: 0, Bits: 1, Count: 1, Kind: KindUint, Label: "Valid"},
+		{Name: "controlType", GoName: "ControlType", Off: 1, Bits: 1, Count: 1, Kind: KindUint, Label: "Control_Type"},
+		{Name: "reserved_2", GoName: "_", Off: 2, Bits: 2, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "threshold", GoName: "Threshold", Off: 4, Bits: 4, Count: 1, Kind: KindUint, Label: "Threshold", Hint: HintHex},
+		{Name: "packetSize", GoName: "PacketSize", Off: 8, Bits: 8, Count: 1, Kind: KindUint, Label: "Packet_Size"},
+		{Name: "congParmMarkingRate", GoName: "CongParmMarkingRate", Off: 16, Bits: 16, Count: 1, Kind: KindUint, Label: "Cong_Parm_Marking_Rate"},
+	},
+}
+
+var descTestDeviceLoop = Struct{
+	Name:      "TestDeviceLoop",
+	Section:   "16.3.3.9",
+	Size:      192,
+	New:       func() Attribute { return new(TestDeviceLoop) },
+	Aliases:   []string{"DMTestDeviceLoop"},
+	HasAttrID: true,
+	AttrID:    0x0023,
+	Methods:   []string{"DevMgtSet"},
+	Fields: []Field{
+		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 8, Count: 192, Kind: KindBytes, Reserved: true, Array: true},
+	},
+}
+
+var descTestDeviceOnce = Struct{
+	Name:      "TestDeviceOnce",
+	Section:   "16.3.3.8",
+	Size:      192,
+	New:       func() Attribute { return new(TestDeviceOnce) },
+	Aliases:   []string{"DMTestDeviceOnce"},
+	HasAttrID: true,
+	AttrID:    0x0022,
+	Methods:   []string{"DevMgtSet"},
+	Fields: []Field{
+		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 8, Count: 192, Kind: KindBytes, Reserved: true, Array: true},
+	},
+}
+
+var descTimeStamp = Struct{
+	Name:      "TimeStamp",
+	Section:   "A10.4.3.10",
+	Size:      4,
+	New:       func() Attribute { return new(TimeStamp) },
+	HasAttrID: true,
+	AttrID:    0x0018,
+	Methods:   []string{"CongestionGet"},
+	Fields: []Field{
+		{Name: "timeStamp", GoName: "TimeStamp", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Label: "Timestamp"},
+	},
 }
 
 var descTraceRecord = Struct{
@@ -2299,7 +3085,7 @@ var descVendOUIFormat = Struct{
 	Fields: []Field{
 		{Name: "RMPPHeader", GoName: "RMPPHeader", Off: 0, Bits: 288, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descRMPPHeader},
 		{Name: "reserved_288", GoName: "_", Off: 288, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "OUI", GoName: "OUI", Off: 296, Bits: 24, Count: 1, Kind: KindUint},
+		{Name: "OUI", GoName: "OUI", Off: 296, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "data", GoName: "Data", Off: 320, Bits: 8, Count: 216, Kind: KindBytes, Array: true, Hint: HintData},
 	},
 }
@@ -2320,28 +3106,59 @@ var descVendorDiag = Struct{
 	},
 }
 
+var descWriteVPD = Struct{
+	Name:      "WriteVPD",
+	Section:   "16.2",
+	Size:      192,
+	New:       func() Attribute { return new(WriteVPD) },
+	HasAttrID: true,
+	AttrID:    0x0020,
+	Methods:   []string{"BMSend"},
+	Fields: []Field{
+		{Name: "BMMessage", GoName: "BMMessage", Off: 0, Bits: 1536, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descBMMessage},
+	},
+}
+
 // structs lists every declared structure, sorted by name.
 var structs = [...]*Struct{
+	&descBKeyInfo,
+	&descBMFormat,
+	&descBMMessage,
+	&descCACongestionEntry,
+	&descCACongestionSetting,
+	&descCCFormat,
 	&descCMAPR,
 	&descCMDREP,
 	&descCMDREQ,
 	&descCMFormat,
 	&descCMLAP,
 	&descCMMRA,
-	&descCMPath,
 	&descCMREJ,
 	&descCMREP,
 	&descCMREQ,
 	&descCMRTU,
-	&descCMSIDR_REP,
-	&descCMSIDR_REQ,
+	&descCMSIDRRep,
+	&descCMSIDRReq,
 	&descClassPortInfo,
 	&descCommunityInfo,
+	&descCongestionControlTable,
+	&descCongestionControlTableEntry,
+	&descCongestionInfo,
+	&descCongestionKeyInfo,
+	&descCongestionLog,
+	&descCongestionLogCA,
+	&descCongestionLogEventCA,
+	&descCongestionLogEventSW,
+	&descCongestionLogSwitch,
 	&descDMFormat,
 	&descDiagCode,
 	&descDiagnosticTimeout,
 	&descGUIDInfo,
 	&descGUIDInfoRecord,
+	&descGetIOCPMControl,
+	&descGetModulePMControl,
+	&descGetModuleStatus,
+	&descGetUnitPMControl,
 	&descHdrAETH,
 	&descHdrAtomicAckETH,
 	&descHdrAtomicETH,
@@ -2355,6 +3172,10 @@ var structs = [...]*Struct{
 	&descHdrRDETH,
 	&descHdrRETH,
 	&descHdrRWH,
+	&descIB2CME,
+	&descIB2IBML,
+	&descIB2MME,
+	&descIB2OEM,
 	&descIOControllerProfile,
 	&descIOUnitInfo,
 	&descInformInfo,
@@ -2368,6 +3189,14 @@ var structs = [...]*Struct{
 	&descMADHeaderDirected,
 	&descMCMemberRecord,
 	&descMlnxExtPortInfo,
+	&descMlxConfigCounterGroup,
+	&descMlxConfigSpaceAccess,
+	&descMlxConfigSpaceRecord,
+	&descMlxCounterGroupInfo,
+	&descMlxCounterGroupSelect,
+	&descMlxFormat,
+	&descMlxGeneralInfo,
+	&descMlxGeneralInfoExt,
 	&descMultiPathRecord,
 	&descMulticastForwardingTable,
 	&descMulticastForwardingTableRecord,
@@ -2383,6 +3212,12 @@ var structs = [...]*Struct{
 	&descNoticeTrap257,
 	&descNoticeTrap259,
 	&descNoticeTrap64,
+	&descOpenIBPing,
+	&descOpenIBPingFormat,
+	&descOpenIBSysStatCPUInfo,
+	&descOpenIBSysStatFormat,
+	&descOpenIBSysStatHostInfo,
+	&descOpenIBSysStatPing,
 	&descPDUInfo,
 	&descPKeyTable,
 	&descPKeyTableRecord,
@@ -2413,6 +3248,7 @@ var structs = [...]*Struct{
 	&descPortXmitConCtrl,
 	&descPortXmitDataSL,
 	&descPortXmitDiscardDetails,
+	&descPrepareToTest,
 	&descRMPPAbort,
 	&descRMPPAck,
 	&descRMPPData,
@@ -2421,6 +3257,8 @@ var structs = [...]*Struct{
 	&descRMPPStop,
 	&descRandomForwardingTable,
 	&descRandomForwardingTableRecord,
+	&descReadVPD,
+	&descResetIBML,
 	&descSAFormat,
 	&descSAHeader,
 	&descSLtoVLMappingTable,
@@ -2434,15 +3272,27 @@ var structs = [...]*Struct{
 	&descServiceEntries,
 	&descServiceEntry,
 	&descServiceRecord,
+	&descSetIOCPMControl,
+	&descSetModuleAttention,
+	&descSetModulePMControl,
+	&descSetModuleState,
+	&descSetUnitPMControl,
 	&descSwPortVLCongestion,
+	&descSwitchCongestionSetting,
 	&descSwitchInfo,
 	&descSwitchInfoRecord,
+	&descSwitchPortCongestionSetting,
+	&descSwitchPortCongestionSettingElement,
+	&descTestDeviceLoop,
+	&descTestDeviceOnce,
+	&descTimeStamp,
 	&descTraceRecord,
 	&descVLArbitrationTable,
 	&descVLArbitrationTableRecord,
 	&descVendFormat,
 	&descVendOUIFormat,
 	&descVendorDiag,
+	&descWriteVPD,
 }
 
 // String gives the display text of a Class.
