@@ -48,7 +48,7 @@ type CongestionKeyInfo struct {
 // rest has (1: CongestionLogSwitch, 2: CongestionLogCA). Its 220 bytes
 // start at byte 32 of the MAD (CCFormat.LogData), not at CCFormat.Data.
 //
-//iba:attr id=0x13 methods=CongestionGet
+//iba:attr id=0x13 methods=CongestionGet dataoff=256
 type CongestionLog struct {
 	LogType         uint8     `iba:"off=0,bits=8,label=LogType"`
 	CongestionFlags uint8     `iba:"off=8,bits=8,hex,label=CongestionFlags"`
@@ -60,7 +60,7 @@ type CongestionLog struct {
 // congestion events. It is a layout of attribute 0x13: query
 // CongestionLog and decode the reply with this type when LogType is 1.
 //
-//iba:attr id=0x13
+//iba:attr id=0x13 variant=CongestionLog dataoff=256
 type CongestionLogSwitch struct {
 	LogType          uint8                    `iba:"off=0,bits=8,label=LogType"`
 	CongestionFlags  uint8                    `iba:"off=8,bits=8,hex,label=CongestionFlags"`
@@ -87,7 +87,7 @@ type CongestionLogEventSW struct {
 // when LogType is 2. CurrentTimeStamp is at bit 64 as libibmad reads it;
 // the Q3/2010 errata put it at 48, which would leave it unaligned.
 //
-//iba:attr id=0x13
+//iba:attr id=0x13 variant=CongestionLog dataoff=256
 type CongestionLogCA struct {
 	LogType                     uint8                    `iba:"off=0,bits=8,label=LogType"`
 	CongestionFlags             uint8                    `iba:"off=8,bits=8,hex,label=CongestionFlags"`

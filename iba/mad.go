@@ -32,7 +32,7 @@ type MADHeaderDirected struct {
 
 // ClassPortInfo is the Class Port Info (IBA 13.4.8.1).
 //
-//iba:attr id=0x01 methods=CommMgtGet,CommMgtSet,PerformanceGet,BMGet,BMSet,DevMgtGet,DevMgtSet,SNMPGet,SubnAdmGet
+//iba:attr id=0x01 methods=CommMgtGet,CommMgtSet,PerformanceGet,BMGet,BMSet,DevMgtGet,DevMgtSet,SNMPGet,SubnAdmGet,CongestionGet
 //iba:alias MADClassPortInfo
 type ClassPortInfo struct {
 	BaseVersion     uint8  `iba:"off=0,bits=8"`

@@ -78,6 +78,14 @@ type Struct struct {
 	Methods   []string
 	// BoundFormat ties a vendor attribute to its vendor format.
 	BoundFormat *Struct
+	// VariantOf marks another layout of an attribute (the switch and CA
+	// forms of CongestionLog): the registry lists the primary, and the
+	// variant may be used wherever the primary is.
+	VariantOf *Struct
+	// DataOff, when not 0, is the bit offset of the attribute in the MAD
+	// when it does not sit in the format's data area (CongestionLog starts
+	// in the congestion control log area).
+	DataOff int
 	// CompMask lists the SA component mask bits in order: CompMask[i] is the
 	// dotted path of the component that bit i selects.
 	CompMask []string
@@ -112,6 +120,9 @@ func StructByName(name string) (*Struct, bool) {
 // Allows reports whether the RPC (an IBA name such as SubnGet) may carry this
 // attribute.
 func (s *Struct) Allows(rpc string) bool {
+	if s.VariantOf != nil {
+		return s.VariantOf.Allows(rpc)
+	}
 	for _, m := range s.Methods {
 		if m == rpc {
 			return true

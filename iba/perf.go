@@ -325,7 +325,7 @@ type PortExtendedSpeedsCounters struct {
 // PortExtendedSpeedsCounters and decode the reply with this type when
 // ClassPortInfo has PMCapRSFECCounters and PortInfoExtended reports RS-FEC.
 //
-//iba:attr id=0x1F
+//iba:attr id=0x1F variant=PortExtendedSpeedsCounters
 type PortExtendedSpeedsCountersRSFEC struct {
 	_                            uint8      `iba:"off=0,bits=8"`
 	PortSelect                   uint8      `iba:"off=8,bits=8,label=PortSelect"`

@@ -140,7 +140,7 @@ type MlxGeneralInfo struct {
 // FWMajor.FWMinor.FWSubMinor. It is a layout of attribute 0x17: query
 // MlxGeneralInfo and decode the reply with this type.
 //
-//iba:attr id=0x17
+//iba:attr id=0x17 variant=MlxGeneralInfo
 type MlxGeneralInfoExt struct {
 	_                uint64   `iba:"off=0,bits=64"`
 	HWRevision       uint16   `iba:"off=64,bits=16,hex,label=hw_dev_rev"`

@@ -402,7 +402,7 @@ var descClassPortInfo = Struct{
 	Aliases:   []string{"MADClassPortInfo"},
 	HasAttrID: true,
 	AttrID:    0x0001,
-	Methods:   []string{"CommMgtGet", "CommMgtSet", "PerformanceGet", "BMGet", "BMSet", "DevMgtGet", "DevMgtSet", "SNMPGet", "SubnAdmGet"},
+	Methods:   []string{"CommMgtGet", "CommMgtSet", "PerformanceGet", "BMGet", "BMSet", "DevMgtGet", "DevMgtSet", "SNMPGet", "SubnAdmGet", "CongestionGet"},
 	Fields: []Field{
 		{Name: "baseVersion", GoName: "BaseVersion", Off: 0, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "classVersion", GoName: "ClassVersion", Off: 8, Bits: 8, Count: 1, Kind: KindUint},
@@ -511,6 +511,7 @@ var descCongestionLog = Struct{
 	HasAttrID: true,
 	AttrID:    0x0013,
 	Methods:   []string{"CongestionGet"},
+	DataOff:   256,
 	Fields: []Field{
 		{Name: "logType", GoName: "LogType", Off: 0, Bits: 8, Count: 1, Kind: KindUint, Label: "LogType"},
 		{Name: "congestionFlags", GoName: "CongestionFlags", Off: 8, Bits: 8, Count: 1, Kind: KindUint, Label: "CongestionFlags", Hint: HintHex},
@@ -525,6 +526,8 @@ var descCongestionLogCA = Struct{
 	New:       func() Attribute { return new(CongestionLogCA) },
 	HasAttrID: true,
 	AttrID:    0x0013,
+	VariantOf: &descCongestionLog,
+	DataOff:   256,
 	Fields: []Field{
 		{Name: "logType", GoName: "LogType", Off: 0, Bits: 8, Count: 1, Kind: KindUint, Label: "LogType"},
 		{Name: "congestionFlags", GoName: "CongestionFlags", Off: 8, Bits: 8, Count: 1, Kind: KindUint, Label: "CongestionFlags", Hint: HintHex},
@@ -574,6 +577,8 @@ var descCongestionLogSwitch = Struct{
 	New:       func() Attribute { return new(CongestionLogSwitch) },
 	HasAttrID: true,
 	AttrID:    0x0013,
+	VariantOf: &descCongestionLog,
+	DataOff:   256,
 	Fields: []Field{
 		{Name: "logType", GoName: "LogType", Off: 0, Bits: 8, Count: 1, Kind: KindUint, Label: "LogType"},
 		{Name: "congestionFlags", GoName: "CongestionFlags", Off: 8, Bits: 8, Count: 1, Kind: KindUint, Label: "CongestionFlags", Hint: HintHex},
@@ -1336,6 +1341,7 @@ var descMlxGeneralInfoExt = Struct{
 	New:       func() Attribute { return new(MlxGeneralInfoExt) },
 	HasAttrID: true,
 	AttrID:    0x0017,
+	VariantOf: &descMlxGeneralInfo,
 	Fields: []Field{
 		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 64, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "HWRevision", GoName: "HWRevision", Off: 64, Bits: 16, Count: 1, Kind: KindUint, Label: "hw_dev_rev", Hint: HintHex},
@@ -1955,6 +1961,7 @@ var descPortExtendedSpeedsCountersRSFEC = Struct{
 	New:       func() Attribute { return new(PortExtendedSpeedsCountersRSFEC) },
 	HasAttrID: true,
 	AttrID:    0x001f,
+	VariantOf: &descPortExtendedSpeedsCounters,
 	Fields: []Field{
 		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "portSelect", GoName: "PortSelect", Off: 8, Bits: 8, Count: 1, Kind: KindUint, Label: "PortSelect"},

@@ -327,6 +327,12 @@ func genMeta(p *pkg) ([]byte, error) {
 			if d.Attr.Format != "" {
 				fmt.Fprintf(&b, "\tBoundFormat: &desc%s,\n", d.Attr.Format)
 			}
+			if d.Attr.Variant != "" {
+				fmt.Fprintf(&b, "\tVariantOf: &desc%s,\n", d.Attr.Variant)
+			}
+			if d.Attr.DataOff != 0 {
+				fmt.Fprintf(&b, "\tDataOff: %d,\n", d.Attr.DataOff)
+			}
 		}
 		b.WriteString("\tFields: []Field{\n")
 		for _, f := range d.Fields {

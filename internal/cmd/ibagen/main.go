@@ -79,6 +79,15 @@ func check(p *pkg) error {
 		if err := walk(d); err != nil {
 			return err
 		}
+		if d.Attr != nil && d.Attr.Variant != "" {
+			v, ok := p.decls[d.Attr.Variant]
+			if !ok || v.Attr == nil || v.Attr.ID != d.Attr.ID {
+				return fmt.Errorf("%s: variant=%s must name a structure with the same attribute ID", d.Pos, d.Attr.Variant)
+			}
+			if len(d.Attr.Methods) > 0 {
+				return fmt.Errorf("%s: a variant takes its methods from %s", d.Pos, d.Attr.Variant)
+			}
+		}
 		if d.Attr != nil && d.Attr.Format != "" {
 			if _, ok := p.decls[d.Attr.Format]; !ok {
 				return fmt.Errorf("%s: format %s is not declared", d.Pos, d.Attr.Format)

@@ -35,6 +35,8 @@ type attrDir struct {
 	ID      int
 	Methods []string
 	Format  string // explicit format binding (vendor classes)
+	Variant string // another layout of this attribute: its primary structure
+	DataOff int    // bit offset of the payload in the MAD, when not the format's data area
 }
 
 // A field is one component of a structure.
@@ -268,7 +270,14 @@ func (p *pkg) parseStruct(fset *token.FileSet, name string, doc *ast.CommentGrou
 		if err != nil {
 			return nil, fmt.Errorf("%s: bad iba:attr id in %q", d.Pos, s)
 		}
-		a := &attrDir{ID: int(id), Format: m["format"]}
+		a := &attrDir{ID: int(id), Format: m["format"], Variant: m["variant"]}
+		if v, ok := m["dataoff"]; ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n%8 != 0 {
+				return nil, fmt.Errorf("%s: iba:attr dataoff=%q is not a whole-byte bit offset", d.Pos, v)
+			}
+			a.DataOff = n
+		}
 		if m["methods"] != "" {
 			a.Methods = strings.Split(m["methods"], ",")
 		}
