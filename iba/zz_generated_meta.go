@@ -265,7 +265,7 @@ var descCMREP = Struct{
 		{Name: "RNRRetryCount", GoName: "RNRRetryCount", Off: 216, Bits: 3, Count: 1, Kind: KindUint},
 		{Name: "SRQ", GoName: "SRQ", Off: 219, Bits: 1, Count: 1, Kind: KindUint},
 		{Name: "reserved_220", GoName: "_", Off: 220, Bits: 4, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "localCAGUID", GoName: "LocalCAGUID", Off: 224, Bits: 64, Count: 1, Kind: KindUint},
+		{Name: "localCAGUID", GoName: "LocalCAGUID", Off: 224, Bits: 64, Count: 1, Kind: KindGUID},
 		{Name: "privateData", GoName: "PrivateData", Off: 288, Bits: 8, Count: 196, Kind: KindBytes, Array: true},
 	},
 }
@@ -283,7 +283,7 @@ var descCMREQ = Struct{
 		{Name: "localCommunicationID", GoName: "LocalCommunicationID", Off: 0, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_32", GoName: "_", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "serviceID", GoName: "ServiceID", Off: 64, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
-		{Name: "localCAGUID", GoName: "LocalCAGUID", Off: 128, Bits: 64, Count: 1, Kind: KindUint},
+		{Name: "localCAGUID", GoName: "LocalCAGUID", Off: 128, Bits: 64, Count: 1, Kind: KindGUID},
 		{Name: "reserved_192", GoName: "_", Off: 192, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "localQKey", GoName: "LocalQKey", Off: 224, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "localQPN", GoName: "LocalQPN", Off: 256, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
@@ -641,7 +641,7 @@ var descGUIDInfo = Struct{
 	AttrID:    0x0014,
 	Methods:   []string{"SubnGet", "SubnSet"},
 	Fields: []Field{
-		{Name: "GUIDBlock", GoName: "GUIDBlock", Off: 0, Bits: 64, Count: 8, Kind: KindUint, Array: true},
+		{Name: "GUIDBlock", GoName: "GUIDBlock", Off: 0, Bits: 64, Count: 8, Kind: KindGUID, Array: true},
 	},
 }
 
@@ -947,7 +947,7 @@ var descIOControllerProfile = Struct{
 	AttrID:    0x0011,
 	Methods:   []string{"DevMgtGet"},
 	Fields: []Field{
-		{Name: "GUID", GoName: "GUID", Off: 0, Bits: 64, Count: 1, Kind: KindUint},
+		{Name: "GUID", GoName: "GUID", Off: 0, Bits: 64, Count: 1, Kind: KindGUID},
 		{Name: "vendorID", GoName: "VendorID", Off: 64, Bits: 24, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "reserved_88", GoName: "_", Off: 88, Bits: 8, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "deviceID", GoName: "DeviceID", Off: 96, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
@@ -1454,7 +1454,7 @@ var descNodeDescription = Struct{
 	AttrID:    0x0010,
 	Methods:   []string{"SubnGet"},
 	Fields: []Field{
-		{Name: "nodeString", GoName: "NodeString", Off: 0, Bits: 8, Count: 64, Kind: KindUint, Array: true},
+		{Name: "nodeString", GoName: "NodeString", Off: 0, Bits: 8, Count: 64, Kind: KindString, Array: true},
 	},
 }
 
@@ -1472,9 +1472,9 @@ var descNodeInfo = Struct{
 		{Name: "classVersion", GoName: "ClassVersion", Off: 8, Bits: 8, Count: 1, Kind: KindUint},
 		{Name: "nodeType", GoName: "NodeType", Off: 16, Bits: 8, Count: 1, Kind: KindUint, Enum: enumNodeType},
 		{Name: "numPorts", GoName: "NumPorts", Off: 24, Bits: 8, Count: 1, Kind: KindUint},
-		{Name: "systemImageGUID", GoName: "SystemImageGUID", Off: 32, Bits: 64, Count: 1, Kind: KindUint},
-		{Name: "nodeGUID", GoName: "NodeGUID", Off: 96, Bits: 64, Count: 1, Kind: KindUint},
-		{Name: "portGUID", GoName: "PortGUID", Off: 160, Bits: 64, Count: 1, Kind: KindUint},
+		{Name: "systemImageGUID", GoName: "SystemImageGUID", Off: 32, Bits: 64, Count: 1, Kind: KindGUID},
+		{Name: "nodeGUID", GoName: "NodeGUID", Off: 96, Bits: 64, Count: 1, Kind: KindGUID},
+		{Name: "portGUID", GoName: "PortGUID", Off: 160, Bits: 64, Count: 1, Kind: KindGUID},
 		{Name: "partitionCap", GoName: "PartitionCap", Off: 224, Bits: 16, Count: 1, Kind: KindUint},
 		{Name: "deviceID", GoName: "DeviceID", Off: 240, Bits: 16, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "revision", GoName: "Revision", Off: 256, Bits: 32, Count: 1, Kind: KindUint, Hint: HintHex},
@@ -1585,7 +1585,7 @@ var descNoticeTrap145 = Struct{
 		{Name: "reserved_0", GoName: "_", Off: 0, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "lidAddr", GoName: "LidAddr", Off: 16, Bits: 16, Count: 1, Kind: KindUint},
 		{Name: "reserved_32", GoName: "_", Off: 32, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "systemImageGUID", GoName: "SystemImageGUID", Off: 48, Bits: 64, Count: 1, Kind: KindUint},
+		{Name: "systemImageGUID", GoName: "SystemImageGUID", Off: 48, Bits: 64, Count: 1, Kind: KindGUID},
 		{Name: "reserved_112", GoName: "_", Off: 112, Bits: 8, Count: 40, Kind: KindBytes, Reserved: true, Array: true},
 	},
 }
@@ -2648,7 +2648,7 @@ var descSMInfo = Struct{
 	AttrID:    0x0020,
 	Methods:   []string{"SubnGet", "SubnSet"},
 	Fields: []Field{
-		{Name: "GUID", GoName: "GUID", Off: 0, Bits: 64, Count: 1, Kind: KindUint},
+		{Name: "GUID", GoName: "GUID", Off: 0, Bits: 64, Count: 1, Kind: KindGUID},
 		{Name: "SMKey", GoName: "SMKey", Off: 64, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},
 		{Name: "actCount", GoName: "ActCount", Off: 128, Bits: 32, Count: 1, Kind: KindUint},
 		{Name: "priority", GoName: "Priority", Off: 160, Bits: 4, Count: 1, Kind: KindUint},
@@ -2734,7 +2734,7 @@ var descServiceAssociationRecord = Struct{
 	Methods:   []string{"SubnAdmGet", "SubnAdmGetTable"},
 	Fields: []Field{
 		{Name: "serviceKey", GoName: "ServiceKey", Off: 0, Bits: 128, Count: 1, Kind: KindGID},
-		{Name: "serviceName", GoName: "ServiceName", Off: 128, Bits: 8, Count: 64, Kind: KindUint, Array: true},
+		{Name: "serviceName", GoName: "ServiceName", Off: 128, Bits: 8, Count: 64, Kind: KindString, Array: true},
 	},
 	CompMask: []string{"serviceKey", "serviceName"},
 }
@@ -2781,7 +2781,7 @@ var descServiceRecord = Struct{
 		{Name: "reserved_208", GoName: "_", Off: 208, Bits: 16, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "serviceLease", GoName: "ServiceLease", Off: 224, Bits: 32, Count: 1, Kind: KindUint},
 		{Name: "serviceKey", GoName: "ServiceKey", Off: 256, Bits: 128, Count: 1, Kind: KindGID},
-		{Name: "serviceName", GoName: "ServiceName", Off: 384, Bits: 8, Count: 64, Kind: KindUint, Array: true},
+		{Name: "serviceName", GoName: "ServiceName", Off: 384, Bits: 8, Count: 64, Kind: KindString, Array: true},
 		{Name: "serviceData8", GoName: "ServiceData8", Off: 896, Bits: 8, Count: 16, Kind: KindUint, Array: true},
 		{Name: "serviceData16", GoName: "ServiceData16", Off: 1024, Bits: 16, Count: 8, Kind: KindUint, Array: true},
 		{Name: "serviceData32", GoName: "ServiceData32", Off: 1152, Bits: 32, Count: 4, Kind: KindUint, Array: true},

@@ -348,7 +348,7 @@ func genMeta(p *pkg) ([]byte, error) {
 				kind = "KindGUID"
 			case f.Base == "GID":
 				kind = "KindGID"
-			case f.Base == "byte" && f.Str:
+			case f.Str && (f.Base == "byte" || (f.Base == "uint8" && f.Bits == 8)):
 				kind = "KindString"
 			case f.Base == "byte":
 				kind = "KindBytes"

@@ -118,7 +118,9 @@ func parseDir(dir string) (*pkg, error) {
 				}
 				switch id.Name {
 				case "uint8", "uint16", "uint32", "uint64":
-					p.named[ts.Name.Name] = id.Name
+					if _, special := p.named[ts.Name.Name]; !special {
+						p.named[ts.Name.Name] = id.Name
+					}
 				}
 				doc := ts.Doc
 				if doc == nil && len(gd.Specs) == 1 {

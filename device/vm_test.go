@@ -1,0 +1,17 @@
+//go:build !vmguest && vmtest_pending
+
+// The build tag vmtest_pending keeps this file out until package
+// internal/vmtest exists; then the constraint becomes just !vmguest.
+
+package device
+
+import (
+	"testing"
+
+	"github.com/rdmakit/rdmakit/internal/vmtest"
+)
+
+// TestVM runs this package's vmguest tests (guest_test.go) as root in the
+// floor-4 VM with rdma_rxe; see internal/vmtest. The unit tests already ran
+// on the host, and they read fixtures the guest may not see.
+func TestVM(t *testing.T) { vmtest.Run(t, "./device", "-test.v", "-test.run=^TestGuest") }
