@@ -23,6 +23,8 @@ type SMPFormat struct {
 }
 
 // SMPFormatDirected is the SMP Format - Direct Routed (IBA 14.2.1.2).
+//
+//iba:format class=0x81 version=1
 type SMPFormatDirected struct {
 	MADHeaderDirected `iba:"off=0"`
 	MKey              uint64    `iba:"off=192,bits=64,hex"`

@@ -2694,6 +2694,7 @@ var descSMPFormatDirected = Struct{
 	Section: "14.2.1.2",
 	Size:    256,
 	New:     func() Attribute { return new(SMPFormatDirected) },
+	Format:  &FormatID{Class: 0x81, Version: 1},
 	Fields: []Field{
 		{Name: "MADHeaderDirected", GoName: "MADHeaderDirected", Off: 0, Bits: 192, Count: 1, Kind: KindStruct, Embedded: true, Struct: &descMADHeaderDirected},
 		{Name: "MKey", GoName: "MKey", Off: 192, Bits: 64, Count: 1, Kind: KindUint, Hint: HintHex},

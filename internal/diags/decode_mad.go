@@ -1,0 +1,197 @@
+package diags
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibaprint"
+)
+
+func init() {
+	register(command{name: "decode_mad", make: newDecodeMAD})
+}
+
+// DecodeMADResult is what decode_mad found in its input.
+type DecodeMADResult struct {
+	// Headers are the packet headers decoded before the MAD with -l.
+	Headers []DecodedStruct `json:"headers,omitempty"`
+	// MAD holds the format's components, the data area decoded as the
+	// attribute its class and attribute ID name.
+	MAD  DecodedStruct `json:"mad"`
+	raw  []byte
+	hdrs []rawStruct
+}
+
+type rawStruct struct {
+	s *iba.Struct
+	b []byte
+}
+
+// DecodedStruct is one structure with its components by IBA name.
+type DecodedStruct struct {
+	Name   string          `json:"name"`
+	Fields json.RawMessage `json:"fields"`
+}
+
+func newDecodeMAD(e *Env) *cobra.Command {
+	var offset int
+	var lrh bool
+	c := &cobra.Command{
+		Use:   "decode_mad [HEX...]",
+		Short: "decode a raw MAD given in hex (arguments or standard input)",
+		Long: `decode_mad decodes a raw 256-byte MAD given in hex, as arguments or on
+standard input; white space and a leading 0x are ignored. The MAD is printed
+one 32-bit word a line with the components that start in it, and the
+attribute in its data area decoded by its class and attribute ID.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var text string
+			if len(args) > 0 {
+				text = strings.Join(args, "")
+			} else {
+				b, err := io.ReadAll(e.Stdin)
+				if err != nil {
+					return fmt.Errorf("reading standard input: %w", err)
+				}
+				text = string(b)
+			}
+			raw, err := parseHex(text)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			if offset < 0 || offset > len(raw) {
+				return usagef("--offset %d is outside the %d bytes given", offset, len(raw))
+			}
+			res, err := decodeMAD(raw[offset:], lrh)
+			if err != nil {
+				return err
+			}
+			if e.JSON {
+				return e.writeJSON("decode_mad", res)
+			}
+			return renderDecodeMAD(e.Stdout, res)
+		},
+	}
+	c.Flags().IntVarP(&offset, "offset", "o", 0, "skip this many bytes of the input first")
+	c.Flags().BoolVarP(&lrh, "lrh", "l", false, "the input starts with the LRH (and GRH when LNH says so), BTH and DETH")
+	return c
+}
+
+// parseHex reads hex digits, ignoring white space, 0x prefixes and the
+// colons and commas of common dump formats.
+func parseHex(s string) ([]byte, error) {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == ':' }) {
+		w = strings.TrimPrefix(strings.TrimPrefix(w, "0x"), "0X")
+		b.WriteString(w)
+	}
+	h := b.String()
+	if h == "" {
+		return nil, fmt.Errorf("no hex input")
+	}
+	if len(h)%2 != 0 {
+		return nil, fmt.Errorf("odd number of hex digits (%d)", len(h))
+	}
+	out, err := hex.DecodeString(h)
+	if err != nil {
+		return nil, fmt.Errorf("not hex: %v", err)
+	}
+	return out, nil
+}
+
+// decodeMAD splits off the packet headers when asked and decodes the MAD.
+func decodeMAD(raw []byte, lrh bool) (*DecodeMADResult, error) {
+	res := &DecodeMADResult{}
+	if lrh {
+		var err error
+		raw, err = decodeHeaders(raw, res)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(raw) < 24 {
+		return nil, &iba.DecodeError{Struct: "MADHeader", Offset: len(raw), Reason: fmt.Sprintf("buffer has %d bytes, a MAD header needs 24", len(raw))}
+	}
+	if len(raw) < 256 {
+		return nil, &iba.DecodeError{Struct: "MAD", Offset: len(raw), Reason: fmt.Sprintf("a MAD is 256 bytes, got %d", len(raw))}
+	}
+	res.raw = raw
+	class := iba.Class(raw[1])
+	f, ok := iba.FormatOf(class)
+	if !ok {
+		return nil, &iba.DecodeError{Struct: "MAD", Offset: 1, Reason: fmt.Sprintf("unknown management class %#02x", raw[1])}
+	}
+	js, err := structJSON(f, raw)
+	if err != nil {
+		return nil, err
+	}
+	res.MAD = DecodedStruct{Name: f.Name, Fields: js}
+	return res, nil
+}
+
+func structJSON(s *iba.Struct, b []byte) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	if err := ibaprint.JSON(&buf, s, b); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(bytes.TrimSpace(buf.Bytes())), nil
+}
+
+// decodeHeaders decodes LRH, the GRH when the LRH's LNH says one follows,
+// BTH and, for the UD transport, DETH (IBA 7.7, 8.3, 9.2, 9.3.2).
+func decodeHeaders(raw []byte, res *DecodeMADResult) ([]byte, error) {
+	take := func(name string) error {
+		s, ok := iba.StructByName(name)
+		if !ok {
+			return fmt.Errorf("no declaration of %s", name)
+		}
+		if len(raw) < s.Size {
+			return &iba.DecodeError{Struct: name, Offset: len(raw), Reason: fmt.Sprintf("buffer has %d bytes, need %d", len(raw), s.Size)}
+		}
+		js, err := structJSON(s, raw[:s.Size])
+		if err != nil {
+			return err
+		}
+		res.Headers = append(res.Headers, DecodedStruct{Name: name, Fields: js})
+		res.hdrs = append(res.hdrs, rawStruct{s, raw[:s.Size]})
+		raw = raw[s.Size:]
+		return nil
+	}
+	if len(raw) < 8 {
+		return nil, &iba.DecodeError{Struct: "HdrLRH", Offset: len(raw), Reason: "buffer shorter than an LRH"}
+	}
+	lnh := raw[1] & 0x3
+	if err := take("HdrLRH"); err != nil {
+		return nil, err
+	}
+	if lnh == 0x3 {
+		if err := take("HdrGRH"); err != nil {
+			return nil, err
+		}
+	}
+	if err := take("HdrBTH"); err != nil {
+		return nil, err
+	}
+	if err := take("HdrDETH"); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+func renderDecodeMAD(w io.Writer, res *DecodeMADResult) error {
+	off := 0
+	for _, h := range res.hdrs {
+		if err := ibaprint.Dump(w, h.s, h.b, ibaprint.DumpOptions{Offset: off}); err != nil {
+			return err
+		}
+		off += h.s.Size
+	}
+	return ibaprint.DumpMAD(w, res.raw)
+}

@@ -1,0 +1,700 @@
+package mad
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rdmakit/rdmakit/iba"
+)
+
+// Defaults as infiniband-diags has them (libibmad: MAD_DEF_TIMEOUT_MS,
+// MAD_DEF_RETRIES): each try waits 1000 ms, three tries in all.
+const (
+	DefaultTimeout = 1000 * time.Millisecond
+	DefaultTries   = 3
+)
+
+// RMPPWindow is the receive window this client offers a sender: how many
+// segments may arrive before it acknowledges (IBA 13.6.3.2).
+const RMPPWindow = 64
+
+// maxRMPPSegments bounds a reassembly so a peer cannot make us buffer
+// without end (about 200 MiB of SA records).
+const maxRMPPSegments = 1 << 20
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithTimeout sets the wait per try for routes that do not set their own.
+func WithTimeout(d time.Duration) Option {
+	return func(c *Client) {
+		if d > 0 {
+			c.timeout = d
+		}
+	}
+}
+
+// WithRetries sets how many times a request is sent before the RPC fails
+// (infiniband-diags' --retries counts the same way: all sends), for routes
+// that do not set their own.
+func WithRetries(n int) Option {
+	return func(c *Client) {
+		if n > 0 {
+			c.tries = n
+		}
+	}
+}
+
+// WithTrace calls f for every send, reply, timeout, retry and unexpected
+// MAD. f runs on the goroutine that saw the event and must not block.
+func WithTrace(f func(TraceEvent)) Option { return func(c *Client) { c.trace = f } }
+
+// WithBusyBackoff sets the first wait before a request answered BUSY is
+// sent again; each further BUSY doubles it, up to the try timeout.
+func WithBusyBackoff(d time.Duration) Option {
+	return func(c *Client) {
+		if d > 0 {
+			c.busyBackoff = d
+		}
+	}
+}
+
+// Client performs RPCs over a Transport. It is safe for concurrent use:
+// any number of goroutines may call it, and one reader goroutine hands each
+// reply to the caller whose TID it carries.
+type Client struct {
+	t           Transport
+	timeout     time.Duration
+	tries       int
+	busyBackoff time.Duration
+	trace       func(TraceEvent)
+
+	tidHigh uint32
+	tidLow  atomic.Uint32
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	dead   chan struct{} // closed when the reader stops
+	rdErr  error         // why the reader stopped; read after dead
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	agents  map[agentKey]int
+	pending map[matchKey]*call
+	sending map[sessionKey]*sendSession
+	servers map[uint8]*server
+}
+
+type agentKey struct {
+	class, version uint8
+	server         bool
+}
+
+// matchKey matches a reply to its request: the class and the low 32 bits of
+// the TID (IBA C13-19.1.1; transports may rewrite the upper bits).
+type matchKey struct {
+	class uint8
+	tid   uint32
+}
+
+// sessionKey names an outgoing RMPP transfer; the peer's LID tells apart
+// two requesters that chose the same TID.
+type sessionKey struct {
+	class uint8
+	tid   uint32
+	lid   uint16
+}
+
+// NewClient starts a client on t. Close stops it (and closes t).
+func NewClient(t Transport, opts ...Option) *Client {
+	c := &Client{
+		t:           t,
+		timeout:     DefaultTimeout,
+		tries:       DefaultTries,
+		busyBackoff: 10 * time.Millisecond,
+		dead:        make(chan struct{}),
+		agents:      map[agentKey]int{},
+		pending:     map[matchKey]*call{},
+		sending:     map[sessionKey]*sendSession{},
+		servers:     map[uint8]*server{},
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	var seed [8]byte
+	_, _ = rand.Read(seed[:])
+	c.tidHigh = binary.BigEndian.Uint32(seed[:4])
+	c.tidLow.Store(binary.BigEndian.Uint32(seed[4:]))
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.wg.Add(1)
+	go c.readLoop()
+	return c
+}
+
+// Transport returns the transport the client runs on.
+func (c *Client) Transport() Transport { return c.t }
+
+// LocalPort reads the attached end port.
+func (c *Client) LocalPort(ctx context.Context) (LocalPort, error) { return c.t.LocalPort(ctx) }
+
+// Close stops the reader, fails the RPCs in flight with ErrClosed and
+// closes the transport.
+func (c *Client) Close() error {
+	c.cancel()
+	err := c.t.Close()
+	c.wg.Wait()
+	return err
+}
+
+// nextTID gives a TID unique in this client by its low 32 bits.
+func (c *Client) nextTID() uint64 {
+	for {
+		low := c.tidLow.Add(1)
+		if low != 0 {
+			return uint64(c.tidHigh)<<32 | uint64(low)
+		}
+	}
+}
+
+// agent registers (once) the agent for a class.
+func (c *Client) agent(class, version uint8, server bool, methods []uint8) (int, error) {
+	k := agentKey{class, version, server}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id, ok := c.agents[k]; ok {
+		return id, nil
+	}
+	spec := AgentSpec{Class: class, ClassVersion: version, Methods: methods}
+	if classOf(iba.Class(class)).rmpp && c.t.KernelRMPP() {
+		spec.RMPPVersion = 1
+	}
+	id, err := c.t.Register(spec)
+	if err != nil {
+		return 0, fmt.Errorf("registering an agent for class 0x%02x version %d: %w", class, version, err)
+	}
+	c.agents[k] = id
+	return id, nil
+}
+
+// event is what the reader hands to a waiting call or RMPP session.
+type event struct {
+	p *Packet
+}
+
+type call struct {
+	ch chan event
+}
+
+func (c *Client) deliver(ch chan event, p *Packet) bool {
+	select {
+	case ch <- event{p}:
+		return true
+	default:
+		// The waiter is behind by a full buffer: drop, as the fabric
+		// would; RMPP and retries recover.
+		return false
+	}
+}
+
+func (c *Client) readLoop() {
+	defer c.wg.Done()
+	defer close(c.dead)
+	for {
+		p, err := c.t.Recv(c.ctx)
+		if err != nil {
+			if c.ctx.Err() != nil || errors.Is(err, ErrClosed) {
+				c.rdErr = ErrClosed
+			} else {
+				c.rdErr = fmt.Errorf("receiving MADs: %w", err)
+			}
+			return
+		}
+		c.dispatch(p)
+	}
+}
+
+// dispatch routes one received packet: to the RPC waiting for it, to the
+// RMPP transfer it acknowledges, or to the server for its class.
+func (c *Client) dispatch(p *Packet) {
+	h, ok := readHeader(p.MAD)
+	if !ok {
+		c.emit(TraceEvent{Kind: TraceUnexpected, MAD: p.MAD, Addr: p.Addr, Err: errors.New("shorter than a MAD header")})
+		return
+	}
+	mk := matchKey{h.class, uint32(h.tid)}
+	if p.Err != nil {
+		// The transport gave up on a request we sent: MAD is that request.
+		c.mu.Lock()
+		w := c.pending[mk]
+		c.mu.Unlock()
+		if w != nil {
+			c.deliver(w.ch, p)
+		}
+		return
+	}
+	if classOf(iba.Class(h.class)).rmpp {
+		if r := readRMPP(p.MAD); r.active && r.typ != RMPPTypeData {
+			sk := sessionKey{h.class, uint32(h.tid), p.Addr.LID}
+			c.mu.Lock()
+			s := c.sending[sk]
+			var w *call
+			if s == nil {
+				w = c.pending[mk]
+			}
+			c.mu.Unlock()
+			switch {
+			case s != nil:
+				c.deliver(s.ch, p)
+			case w != nil && r.typ != RMPPTypeAck:
+				c.deliver(w.ch, p)
+			default:
+				c.emit(TraceEvent{Kind: TraceUnexpected, MAD: p.MAD, Addr: p.Addr})
+			}
+			return
+		}
+	}
+	if iba.Method(h.method).IsResponse() || iba.Method(h.method) == iba.MethodTrapRepress {
+		c.mu.Lock()
+		w := c.pending[mk]
+		c.mu.Unlock()
+		if w == nil || !c.deliver(w.ch, p) {
+			c.emit(TraceEvent{Kind: TraceUnexpected, MAD: p.MAD, Addr: p.Addr})
+		}
+		return
+	}
+	c.mu.Lock()
+	srv := c.servers[h.class]
+	c.mu.Unlock()
+	if srv == nil {
+		c.emit(TraceEvent{Kind: TraceUnexpected, MAD: p.MAD, Addr: p.Addr})
+		return
+	}
+	srv.handle(p)
+}
+
+func (c *Client) emit(e TraceEvent) {
+	if c.trace != nil {
+		c.trace(e)
+	}
+}
+
+// Request is one RPC in raw form, for Do.
+type Request struct {
+	Target Target
+	Class  iba.Class
+	// Version is the class version; 0 takes the class's.
+	Version uint8
+	Method  iba.Method
+	AttrID  uint16
+	AttrMod uint32
+	// Data is the attribute, placed at the class's data offset. For the
+	// RMPP classes it may be longer than one MAD; it is then sent as an
+	// RMPP transfer.
+	Data []byte
+	// CompMask is the SA component mask (IBA 15.2.1.1).
+	CompMask uint64
+	// OUI is the vendor OUI of classes 0x30-0x4f.
+	OUI uint32
+	// Unchecked skips the legality check against the iba registry (for
+	// attributes it does not know, or tests of a peer's error replies).
+	Unchecked bool
+}
+
+// Reply is the answer to a request.
+type Reply struct {
+	// MAD is the reply: one MAD, or the RMPP transfer reassembled (the
+	// first segment's header followed by every segment's data, as the
+	// kernel hands it over).
+	MAD  []byte
+	Addr Addr
+	// Status is the Status field without the SMP direction bit.
+	Status uint16
+	// Request is the request as sent (first segment for RMPP).
+	Request []byte
+	// Tries is how many sends it took.
+	Tries int
+
+	dataOff  int
+	segments int // RMPP segments reassembled by the client
+}
+
+// Data is the reply's attribute data, after the class header.
+func (r *Reply) Data() []byte {
+	if len(r.MAD) < r.dataOff {
+		return nil
+	}
+	return r.MAD[r.dataOff:]
+}
+
+// AttrOffset is the SA header's AttributeOffset in bytes: the stride of the
+// records of a SubnAdmGetTableResp (IBA 15.2.1.1).
+func (r *Reply) AttrOffset() int {
+	if len(r.MAD) < offAttrOffset+2 {
+		return 0
+	}
+	return int(binary.BigEndian.Uint16(r.MAD[offAttrOffset:])) * 8
+}
+
+// rpcName finds the IBA name of a method in a class.
+func rpcName(class iba.Class, m iba.Method) string {
+	if class == iba.ClassSubnMgtDirected {
+		class = iba.ClassSubnMgt
+	}
+	for _, r := range iba.RPCs {
+		if r.Method != m {
+			continue
+		}
+		if r.Classes == nil {
+			if class.IsVendor() {
+				return r.Name
+			}
+			continue
+		}
+		for _, rc := range r.Classes {
+			if rc == class {
+				return r.Name
+			}
+		}
+	}
+	return fmt.Sprintf("%s(0x%02x)/class 0x%02x", m, uint8(m), uint8(class))
+}
+
+func attrName(class iba.Class, id uint16) string {
+	if class == iba.ClassSubnMgtDirected {
+		class = iba.ClassSubnMgt
+	}
+	if s, ok := iba.LookupAttr(class, id); ok {
+		return s.Name
+	}
+	return fmt.Sprintf("attribute 0x%04x", id)
+}
+
+// Do performs one RPC: it builds the request, sends it, waits for the
+// reply with retries, reassembles RMPP, and returns the reply, or a
+// *StatusError when the reply's status reports an error (the reply is
+// returned with it), a *TimeoutError, an *RMPPError, or an
+// *IllegalRPCError before anything is sent.
+func (c *Client) Do(ctx context.Context, req Request) (*Reply, error) {
+	if req.Target == nil {
+		return nil, errors.New("mad: request without a target")
+	}
+	rt := req.Target.Route()
+	class := req.Class
+	if rt.DR != nil {
+		if class != iba.ClassSubnMgt && class != iba.ClassSubnMgtDirected {
+			return nil, fmt.Errorf("%s to %s: a directed route carries only SMPs", rpcName(class, req.Method), req.Target)
+		}
+		if err := rt.DR.Validate(); err != nil {
+			return nil, fmt.Errorf("%s to %s: %w", rpcName(class, req.Method), req.Target, err)
+		}
+		class = iba.ClassSubnMgtDirected
+	} else if class == iba.ClassSubnMgtDirected {
+		return nil, fmt.Errorf("%s to %s: directed route class without a directed route", rpcName(class, req.Method), req.Target)
+	}
+	name := rpcName(class, req.Method)
+	aname := attrName(class, req.AttrID)
+	if !req.Unchecked {
+		lc := class
+		if lc == iba.ClassSubnMgtDirected {
+			lc = iba.ClassSubnMgt
+		}
+		if s, ok := iba.LookupAttr(lc, req.AttrID); ok && !s.Allows(name) {
+			return nil, &IllegalRPCError{RPC: name, Attr: s.Name, Allowed: s.Methods}
+		}
+	}
+	ci := classOf(class)
+	version := req.Version
+	if version == 0 {
+		version = ci.version
+	}
+	single := Size - ci.dataOff
+	if len(req.Data) > single && !ci.rmpp {
+		return nil, fmt.Errorf("%s %s to %s: %d bytes of data do not fit one MAD (%d)", name, aname, req.Target, len(req.Data), single)
+	}
+	agent, err := c.agent(uint8(class), version, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	tid := c.nextTID()
+	mad := c.build(class, version, req, rt, ci, tid)
+	timeout, tries := rt.Timeout, rt.Tries
+	if timeout <= 0 {
+		timeout = c.timeout
+	}
+	if tries <= 0 {
+		tries = c.tries
+	}
+	addr := rt.Addr
+	if class == iba.ClassSubnMgt || class == iba.ClassSubnMgtDirected {
+		addr.QPN, addr.QKey = QP0, 0
+		if class == iba.ClassSubnMgtDirected && (rt.DR.DrSLID == LIDPermissive || rt.DR.DrSLID == 0) {
+			addr.LID = LIDPermissive
+		}
+	} else {
+		if addr.QPN == 0 {
+			addr.QPN = QP1
+		}
+		if addr.QKey == 0 {
+			addr.QKey = QP1QKey
+		}
+	}
+	x := &exchange{
+		c: c, ctx: ctx, name: name, attr: aname, target: req.Target.String(),
+		class: class, ci: ci, agent: agent, addr: addr, tid: tid,
+		timeout: timeout, tries: tries, request: mad,
+	}
+	return x.run()
+}
+
+// build lays out the request MAD; for an RMPP class with more data than a
+// MAD holds, it is the whole transfer (header and all the data), which
+// sendRequest segments.
+func (c *Client) build(class iba.Class, version uint8, req Request, rt Route, ci classInfo, tid uint64) []byte {
+	n := Size
+	if ci.dataOff+len(req.Data) > n {
+		n = ci.dataOff + len(req.Data)
+	}
+	b := make([]byte, n)
+	b[offBaseVersion] = 1
+	b[offClass] = uint8(class)
+	b[offClassVersion] = version
+	b[offMethod] = uint8(req.Method)
+	binary.BigEndian.PutUint64(b[offTID:], tid)
+	binary.BigEndian.PutUint16(b[offAttrID:], req.AttrID)
+	binary.BigEndian.PutUint32(b[offAttrMod:], req.AttrMod)
+	switch {
+	case class == iba.ClassSubnMgt:
+		binary.BigEndian.PutUint64(b[offMKey:], rt.MKey)
+	case class == iba.ClassSubnMgtDirected:
+		binary.BigEndian.PutUint64(b[offMKey:], rt.MKey)
+		dr := rt.DR
+		b[offHopCount] = uint8(len(dr.Path) - 1)
+		b[offHopPointer] = 0
+		slid, dlid := dr.DrSLID, dr.DrDLID
+		if slid == 0 {
+			slid = LIDPermissive
+		}
+		if dlid == 0 {
+			dlid = LIDPermissive
+		}
+		binary.BigEndian.PutUint16(b[offDrSLID:], slid)
+		binary.BigEndian.PutUint16(b[offDrDLID:], dlid)
+		copy(b[offInitialPath:offReturnPath], dr.Path)
+	case class == iba.ClassSubnAdm:
+		b[offRMPPVersion] = 1
+		b[offRMPPFlags] = 0x1f << 3
+		binary.BigEndian.PutUint64(b[offSMKey:], rt.SMKey)
+		binary.BigEndian.PutUint64(b[offCompMask:], req.CompMask)
+	case class.IsVendorOUI():
+		b[offRMPPVersion] = 1
+		b[offVendorOUI] = byte(req.OUI >> 16)
+		b[offVendorOUI+1] = byte(req.OUI >> 8)
+		b[offVendorOUI+2] = byte(req.OUI)
+	}
+	copy(b[ci.dataOff:], req.Data)
+	return b
+}
+
+// exchange is one RPC in flight.
+type exchange struct {
+	c       *Client
+	ctx     context.Context
+	name    string
+	attr    string
+	target  string
+	class   iba.Class
+	ci      classInfo
+	agent   int
+	addr    Addr
+	tid     uint64
+	timeout time.Duration
+	tries   int
+	request []byte
+}
+
+func (x *exchange) key() matchKey { return matchKey{uint8(x.class), uint32(x.tid)} }
+
+func (x *exchange) run() (*Reply, error) {
+	c := x.c
+	w := &call{ch: make(chan event, 4*RMPPWindow)}
+	c.mu.Lock()
+	c.pending[x.key()] = w
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, x.key())
+		c.mu.Unlock()
+	}()
+
+	first := x.request
+	segmented := x.ci.rmpp && len(x.request) > Size && !c.t.KernelRMPP()
+	busyWait := c.busyBackoff
+	var last error
+	start := time.Now()
+	for try := 1; try <= x.tries; try++ {
+		if try > 1 {
+			c.emit(TraceEvent{Kind: TraceRetry, RPC: x.name, Attr: x.attr, Target: x.target, Try: try, MAD: first, Addr: x.addr, Err: last})
+		}
+		if segmented {
+			segs := segment(x.request, x.ci.dataOff)
+			first = segs[0]
+			if err := x.sendTransfer(segs); err != nil {
+				var te *TimeoutError
+				if errors.As(err, &te) {
+					last = err
+					continue
+				}
+				return nil, err
+			}
+		} else if err := x.send(x.request, try); err != nil {
+			return nil, err
+		}
+		rep, err := x.await(w, try, start)
+		if err == nil {
+			h, _ := readHeader(rep.MAD)
+			rep.Status = h.statusBits()
+			rep.Request = first
+			rep.Tries = try
+			if rep.Status&StatusBusy != 0 && try < x.tries {
+				last = x.statusError(rep)
+				select {
+				case <-time.After(busyWait):
+				case <-x.ctx.Done():
+					return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.target, x.ctx.Err())
+				}
+				busyWait = min(2*busyWait, x.timeout)
+				continue
+			}
+			c.emit(TraceEvent{Kind: TraceReply, RPC: x.name, Attr: x.attr, Target: x.target, Try: try, MAD: rep.MAD, Addr: rep.Addr, Elapsed: time.Since(start)})
+			if rep.Status != 0 {
+				return rep, x.statusError(rep)
+			}
+			return rep, nil
+		}
+		if !errors.Is(err, errTryTimeout) {
+			return nil, err
+		}
+		var tt *tryTimeout
+		if errors.As(err, &tt) {
+			last = tt.cause
+		}
+	}
+	return nil, &TimeoutError{RPC: x.name, Attr: x.attr, Target: x.target, Tries: x.tries, Timeout: x.timeout, Last: last, Request: first}
+}
+
+func (x *exchange) statusError(rep *Reply) *StatusError {
+	return &StatusError{
+		RPC: x.name, Attr: x.attr, Class: x.class, Method: iba.Method(x.request[offMethod]),
+		AttrID: binary.BigEndian.Uint16(x.request[offAttrID:]), Target: x.target,
+		Status: rep.Status, Request: rep.Request, Reply: rep.MAD,
+	}
+}
+
+func (x *exchange) send(b []byte, try int) error {
+	p := &Packet{Agent: x.agent, Addr: x.addr, MAD: b, Timeout: x.timeout}
+	x.c.emit(TraceEvent{Kind: TraceSend, RPC: x.name, Attr: x.attr, Target: x.target, Try: try, MAD: b, Addr: x.addr})
+	if err := x.c.t.Send(x.ctx, p); err != nil {
+		return fmt.Errorf("%s %s to %s: sending: %w", x.name, x.attr, x.target, err)
+	}
+	return nil
+}
+
+// errTryTimeout ends one try; tryTimeout carries the transport's report.
+var errTryTimeout = errors.New("try timed out")
+
+type tryTimeout struct{ cause error }
+
+func (t *tryTimeout) Error() string        { return errTryTimeout.Error() }
+func (t *tryTimeout) Is(target error) bool { return target == errTryTimeout }
+
+// await waits for the reply of one try, reassembling an RMPP transfer.
+func (x *exchange) await(w *call, try int, start time.Time) (*Reply, error) {
+	c := x.c
+	timer := time.NewTimer(x.timeout)
+	defer timer.Stop()
+	var ra *reassembly
+	idle := 0
+	for {
+		select {
+		case <-x.ctx.Done():
+			if ra != nil {
+				ra.abort(RMPPStatusUnspecified)
+			}
+			return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.target, x.ctx.Err())
+		case <-c.dead:
+			return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.target, c.rdErr)
+		case <-timer.C:
+			if ra == nil {
+				c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.target, Try: try, MAD: x.request, Addr: x.addr, Elapsed: time.Since(start)})
+				return nil, &tryTimeout{}
+			}
+			// A transfer under way: prompt the sender with our last ACK
+			// rather than asking again (IBA 13.6.3.3).
+			idle++
+			if idle >= x.tries {
+				ra.abort(RMPPStatusTotalTimeout)
+				c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.target, Try: try, MAD: x.request, Addr: x.addr, Elapsed: time.Since(start)})
+				return nil, &TimeoutError{RPC: x.name, Attr: x.attr, Target: x.target, Tries: idle, Timeout: x.timeout,
+					Last: fmt.Errorf("RMPP transfer stalled after %d segments", ra.expected-1), Request: x.request}
+			}
+			ra.ack()
+			timer.Reset(x.timeout)
+		case ev := <-w.ch:
+			p := ev.p
+			if p.Err != nil {
+				// The transport dropped our request (ibsim's status 110,
+				// the kernel's ETIMEDOUT): this try is over.
+				c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.target, Try: try, MAD: x.request, Addr: x.addr, Err: p.Err, Elapsed: time.Since(start)})
+				if ra == nil {
+					return nil, &tryTimeout{cause: p.Err}
+				}
+				continue
+			}
+			r := readRMPP(p.MAD)
+			if !x.ci.rmpp || c.t.KernelRMPP() || !r.active {
+				return &Reply{MAD: p.MAD, Addr: p.Addr, dataOff: x.ci.dataOff}, nil
+			}
+			switch r.typ {
+			case RMPPTypeStop, RMPPTypeAbort:
+				return nil, &RMPPError{RPC: x.name, Target: x.target, Type: r.typ, Status: r.status, Request: x.request, Reply: p.MAD}
+			case RMPPTypeData:
+			default:
+				continue
+			}
+			if r.data1 == 0 && ra == nil {
+				// Not segmented at all: OpenSM behind ibsim (no kernel
+				// RMPP) sends the first 256 bytes of its table this way.
+				return &Reply{MAD: p.MAD, Addr: p.Addr, dataOff: x.ci.dataOff}, nil
+			}
+			if ra == nil {
+				if r.data1 != 1 || r.flags&RMPPFlagFirst == 0 {
+					continue // the first segment was lost; the sender resends it
+				}
+				ra = &reassembly{x: x, addr: p.Addr, hdrLen: x.ci.dataOff, expected: 1, windowLast: 1}
+			}
+			done, err := ra.add(p.MAD, r)
+			if err != nil {
+				return nil, err
+			}
+			if ra.progressed {
+				idle = 0
+				if !timer.Stop() {
+					select {
+					case <-timer.C:
+					default:
+					}
+				}
+				timer.Reset(x.timeout)
+			}
+			if done {
+				return &Reply{MAD: ra.result(), Addr: ra.addr, dataOff: x.ci.dataOff, segments: int(ra.expected - 1)}, nil
+			}
+		}
+	}
+}
