@@ -91,7 +91,7 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 		}
 		return 2
 	}
-	fmt.Fprintf(stderr, "%s: %s\n", name, describeError(err, e.Verbose))
+	fmt.Fprintf(stderr, "%s: %s%s\n", name, describeError(err, e.Verbose), e.packetDump(err))
 	return 1
 }
 

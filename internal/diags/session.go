@@ -1,0 +1,181 @@
+package diags
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rdmakit/rdmakit/ibaprint"
+	"github.com/rdmakit/rdmakit/ibpath"
+	"github.com/rdmakit/rdmakit/mad"
+)
+
+// session is a command's connection to the fabric: the transport the flags
+// select, a MAD client with the timeout, retries and tracing the flags ask
+// for, and the resolver for targets.
+type session struct {
+	e     *Env
+	mc    *mad.Client
+	local mad.LocalPort
+	res   *ibpath.Resolver
+}
+
+// open connects to the fabric. The caller closes the session.
+func (e *Env) open() (*session, error) {
+	t, err := e.openTransport()
+	if err != nil {
+		return nil, err
+	}
+	var opts []mad.Option
+	if e.Timeout < 0 {
+		return nil, usagef("--timeout must not be negative")
+	}
+	if e.Timeout > 0 {
+		opts = append(opts, mad.WithTimeout(time.Duration(e.Timeout)*time.Millisecond))
+	}
+	if e.Retries >= 0 {
+		opts = append(opts, mad.WithRetries(e.Retries+1))
+	}
+	if e.Debug > 0 {
+		opts = append(opts, mad.WithTrace(e.tracer()))
+	}
+	mc := mad.NewClient(t, opts...)
+	lp, err := mc.LocalPort(e.Ctx)
+	if err != nil {
+		mc.Close()
+		return nil, fmt.Errorf("reading the local port: %w", err)
+	}
+	return &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}, nil
+}
+
+func (s *session) Close() { s.mc.Close() }
+
+// tracer prints one line per MAD event with -d and the decoded packets with
+// -dd, on stderr so that stdout stays the command's output.
+func (e *Env) tracer() func(mad.TraceEvent) {
+	return func(ev mad.TraceEvent) {
+		fmt.Fprintf(e.Stderr, "D: %s\n", ev)
+		if e.Debug > 1 && len(ev.MAD) > 0 {
+			if err := ibaprint.DumpMAD(prefixWriter{e.Stderr, "D:   "}, ev.MAD); err != nil {
+				fmt.Fprintf(e.Stderr, "D:   (%v)\n", err)
+			}
+		}
+	}
+}
+
+// prefixWriter puts a prefix before every line.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	s := strings.TrimSuffix(string(b), "\n")
+	for _, l := range strings.Split(s, "\n") {
+		if _, err := fmt.Fprintf(p.w, "%s%s\n", p.prefix, l); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
+}
+
+// addrFlags are infiniband-diags' addressing flags: the destination
+// argument is a DR path (-D), a LID (-L, the default meaning of a number) or
+// a port GUID (-G).
+type addrFlags struct {
+	direct, lid, guid bool
+}
+
+func (a *addrFlags) mode() (ibpath.Mode, error) {
+	n := 0
+	m := ibpath.Any
+	if a.direct {
+		n++
+		m = ibpath.DirectRoute
+	}
+	if a.lid {
+		n++
+		m = ibpath.LIDOnly
+	}
+	if a.guid {
+		n++
+		m = ibpath.PortGUID
+	}
+	if n > 1 {
+		return 0, usagef("-D, -L and -G exclude each other")
+	}
+	return m, nil
+}
+
+// parseTarget reads a destination argument in the mode the flags select.
+func (s *session) parseTarget(arg string, a *addrFlags) (ibpath.Path, error) {
+	m, err := a.mode()
+	if err != nil {
+		return nil, err
+	}
+	p, err := ibpath.Parse(arg, ibpath.Options{Mode: m})
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return p, nil
+}
+
+// smpTarget resolves a destination for SMPs: DR paths and LIDs as given,
+// GIDs and GUIDs to the LID the SA gives them.
+func (s *session) smpTarget(arg string, a *addrFlags) (ibpath.Path, error) {
+	p, err := s.parseTarget(arg, a)
+	if err != nil {
+		return nil, err
+	}
+	return s.res.SMP(s.e.Ctx, p)
+}
+
+// gmpTarget resolves a destination for GMPs. A plain LID is used as
+// infiniband-diags uses it (SL 0, the default P_Key, no SA query), so that
+// the commands work on a fabric without an SA as the C ones do; a GID, GUID,
+// DR path or path spec is completed with an SA PathRecord as python-rdma
+// does.
+func (s *session) gmpTarget(arg string, a *addrFlags) (mad.Target, error) {
+	p, err := s.parseTarget(arg, a)
+	if err != nil {
+		return nil, err
+	}
+	if ip, ok := p.(*ibpath.IBPath); ok && ip.Has("DLID") && !ip.Has("DGID") && onlyLID(arg) {
+		r := ip.Route()
+		r.Addr.QPN = mad.QP1
+		r.Addr.QKey = mad.QP1QKey
+		return r, nil
+	}
+	return s.res.GMP(s.e.Ctx, p)
+}
+
+func onlyLID(arg string) bool {
+	return !strings.ContainsAny(arg, "(,:")
+}
+
+// packetDump gives the packets of a failed RPC to the message with -vv.
+func (e *Env) packetDump(err error) string {
+	if e.Verbose < 2 {
+		return ""
+	}
+	pe, ok := mad.AsPacketError(err)
+	if !ok {
+		return ""
+	}
+	req, rep := pe.Packets()
+	var b strings.Builder
+	for _, p := range []struct {
+		name string
+		b    []byte
+	}{{"request", req}, {"reply", rep}} {
+		if len(p.b) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n  %s:\n", p.name)
+		if err := ibaprint.DumpMAD(prefixWriter{&b, "    "}, p.b); err != nil {
+			fmt.Fprintf(&b, "    (%v)\n", err)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
