@@ -2,22 +2,6 @@ package iba
 
 import "testing"
 
-var bmStructs = []Attribute{
-	new(BMFormat), new(BKeyInfo), new(BMMessage), new(WriteVPD), new(ReadVPD),
-	new(ResetIBML), new(SetModulePMControl), new(GetModulePMControl),
-	new(SetUnitPMControl), new(GetUnitPMControl), new(SetIOCPMControl),
-	new(GetIOCPMControl), new(SetModuleState), new(SetModuleAttention),
-	new(GetModuleStatus), new(IB2IBML), new(IB2CME), new(IB2MME), new(IB2OEM),
-}
-
-func TestBMStructs(t *testing.T) { checkFile(t, "bm.go", 5, bmStructs) }
-
-func FuzzUnmarshalBM(f *testing.F) {
-	f.Add(make([]byte, 256))
-	f.Add([]byte{0x00, 0x01, 0xfe, 0x05, 0xa0})
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, bmStructs, data) })
-}
-
 // TestBMRegistry checks the attribute IDs of libibmad's mad.h
 // (IB_BM_ATTR_*) and that the commands go by BMSend, BKeyInfo by Get/Set.
 func TestBMRegistry(t *testing.T) {

@@ -2,24 +2,6 @@ package iba
 
 import "testing"
 
-var ccStructs = []Attribute{
-	new(CCFormat), new(CongestionInfo), new(CongestionKeyInfo),
-	new(CongestionLog), new(CongestionLogSwitch), new(CongestionLogEventSW),
-	new(CongestionLogCA), new(CongestionLogEventCA),
-	new(SwitchCongestionSetting), new(SwitchPortCongestionSetting),
-	new(SwitchPortCongestionSettingElement), new(CACongestionSetting),
-	new(CACongestionEntry), new(CongestionControlTable),
-	new(CongestionControlTableEntry), new(TimeStamp),
-}
-
-func TestCCStructs(t *testing.T) { checkFile(t, "cc.go", 0x21, ccStructs) }
-
-func FuzzUnmarshalCC(f *testing.F) {
-	f.Add(make([]byte, 256))
-	f.Add([]byte{0x02, 0x00, 0x00, 0x01})
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, ccStructs, data) })
-}
-
 // TestCCFormat checks the class, the CC_Key at byte 24 and the two data
 // areas (libibmad IB_CC_LOG_DATA_OFFS 32, IB_CC_DATA_OFFS 64).
 func TestCCFormat(t *testing.T) {

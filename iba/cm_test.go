@@ -2,19 +2,6 @@ package iba
 
 import "testing"
 
-var cmStructs = []Attribute{
-	new(CMFormat), new(CMREQ), new(CMMRA), new(CMREJ), new(CMREP), new(CMRTU),
-	new(CMDREQ), new(CMDREP), new(CMLAP), new(CMAPR), new(CMSIDRReq), new(CMSIDRRep),
-}
-
-func TestCMStructs(t *testing.T) { checkFile(t, "cm.go", 7, cmStructs) }
-
-func FuzzUnmarshalCM(f *testing.F) {
-	f.Add(make([]byte, 256))
-	f.Add([]byte{0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x40})
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, cmStructs, data) })
-}
-
 // TestCMRegistry checks the attribute IDs and that every message fills the
 // 232 bytes of the CM data (IBA 12.6, the kernel's CM_STRUCT sizes).
 func TestCMRegistry(t *testing.T) {

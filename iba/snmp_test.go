@@ -2,16 +2,6 @@ package iba
 
 import "testing"
 
-var snmpStructs = []Attribute{new(SNMPFormat), new(CommunityInfo), new(PDUInfo)}
-
-func TestSNMPStructs(t *testing.T) { checkFile(t, "snmp.go", 8, snmpStructs) }
-
-func FuzzUnmarshalSNMP(f *testing.F) {
-	f.Add(make([]byte, 256))
-	f.Add([]byte("public"))
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, snmpStructs, data) })
-}
-
 // TestSNMPFormatLayout checks the segmentation fields at bytes 56 to 63
 // (IBA 16.4.1) and the registry.
 func TestSNMPFormatLayout(t *testing.T) {

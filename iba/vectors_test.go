@@ -1,7 +1,6 @@
 package iba
 
 import (
-	"encoding/hex"
 	"strings"
 	"testing"
 )
@@ -16,18 +15,8 @@ import (
 // vector decodes hex lines into a MAD, zero padded to 256 bytes.
 func vector(t *testing.T, lines ...string) []byte {
 	t.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(strings.Join(lines, ""), " ", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := hexBytes(t, lines...)
 	return append(b, make([]byte, 256-len(b))...)
-}
-
-func check[T comparable](t *testing.T, name string, got, want T) {
-	t.Helper()
-	if got != want {
-		t.Errorf("%s = %v, want %v", name, got, want)
-	}
 }
 
 func TestVectorNodeInfoCA(t *testing.T) {
@@ -53,18 +42,18 @@ func TestVectorNodeInfoCA(t *testing.T) {
 	if err := ni.Unmarshal(m[64:]); err != nil {
 		t.Fatal(err)
 	}
-	check(t, "BaseVersion", ni.BaseVersion, 1)
-	check(t, "ClassVersion", ni.ClassVersion, 1)
-	check(t, "NodeType", ni.NodeType, NodeTypeCA)
-	check(t, "NumPorts", ni.NumPorts, 2)
-	check(t, "SystemImageGUID", ni.SystemImageGUID, GUID(0x100000))
-	check(t, "NodeGUID", ni.NodeGUID, GUID(0x100000))
-	check(t, "PortGUID", ni.PortGUID, GUID(0x100001))
-	check(t, "PartitionCap", ni.PartitionCap, 64)
-	check(t, "DeviceID", ni.DeviceID, 0)
-	check(t, "Revision", ni.Revision, 0xa1)
-	check(t, "LocalPortNum", ni.LocalPortNum, 1)
-	check(t, "VendorID", ni.VendorID, 0)
+	expect(t, "BaseVersion", ni.BaseVersion, 1)
+	expect(t, "ClassVersion", ni.ClassVersion, 1)
+	expect(t, "NodeType", ni.NodeType, NodeTypeCA)
+	expect(t, "NumPorts", ni.NumPorts, 2)
+	expect(t, "SystemImageGUID", ni.SystemImageGUID, GUID(0x100000))
+	expect(t, "NodeGUID", ni.NodeGUID, GUID(0x100000))
+	expect(t, "PortGUID", ni.PortGUID, GUID(0x100001))
+	expect(t, "PartitionCap", ni.PartitionCap, 64)
+	expect(t, "DeviceID", ni.DeviceID, 0)
+	expect(t, "Revision", ni.Revision, 0xa1)
+	expect(t, "LocalPortNum", ni.LocalPortNum, 1)
+	expect(t, "VendorID", ni.VendorID, 0)
 }
 
 func TestVectorNodeInfoSwitchDR(t *testing.T) {
@@ -90,28 +79,28 @@ func TestVectorNodeInfoSwitchDR(t *testing.T) {
 	if err := h.Unmarshal(m); err != nil {
 		t.Fatal(err)
 	}
-	check(t, "MgmtClass", h.MgmtClass, 0x81)
-	check(t, "Method", h.Method, 0x81)
-	check(t, "D", h.D, 1)
-	check(t, "HopPointer", h.HopPointer, 0)
-	check(t, "HopCount", h.HopCount, 1)
-	check(t, "AttributeID", h.AttributeID, 0x11)
+	expect(t, "MgmtClass", h.MgmtClass, 0x81)
+	expect(t, "Method", h.Method, 0x81)
+	expect(t, "D", h.D, 1)
+	expect(t, "HopPointer", h.HopPointer, 0)
+	expect(t, "HopCount", h.HopCount, 1)
+	expect(t, "AttributeID", h.AttributeID, 0x11)
 	var dr SMPFormatDirected
 	if err := dr.Unmarshal(m); err != nil {
 		t.Fatal(err)
 	}
-	check(t, "DrSLID", dr.DrSLID, 0xffff)
-	check(t, "DrDLID", dr.DrDLID, 0xffff)
-	check(t, "InitialPath[1]", dr.InitialPath[1], 1)
+	expect(t, "DrSLID", dr.DrSLID, 0xffff)
+	expect(t, "DrDLID", dr.DrDLID, 0xffff)
+	expect(t, "InitialPath[1]", dr.InitialPath[1], 1)
 	var ni NodeInfo
 	if err := ni.Unmarshal(dr.Data[:]); err != nil {
 		t.Fatal(err)
 	}
-	check(t, "NodeType", ni.NodeType, NodeTypeSwitch)
-	check(t, "NumPorts", ni.NumPorts, 8)
-	check(t, "NodeGUID", ni.NodeGUID, GUID(0x200001))
-	check(t, "PartitionCap", ni.PartitionCap, 8)
-	check(t, "LocalPortNum", ni.LocalPortNum, 1)
+	expect(t, "NodeType", ni.NodeType, NodeTypeSwitch)
+	expect(t, "NumPorts", ni.NumPorts, 8)
+	expect(t, "NodeGUID", ni.NodeGUID, GUID(0x200001))
+	expect(t, "PartitionCap", ni.PartitionCap, 8)
+	expect(t, "LocalPortNum", ni.LocalPortNum, 1)
 }
 
 func TestVectorPortInfo(t *testing.T) {
@@ -137,30 +126,30 @@ func TestVectorPortInfo(t *testing.T) {
 	if err := pi.Unmarshal(m[64:]); err != nil {
 		t.Fatal(err)
 	}
-	check(t, "GIDPrefix", pi.GIDPrefix, 0xfe80000000000000)
-	check(t, "LID", pi.LID, 4)
-	check(t, "MasterSMLID", pi.MasterSMLID, 1)
-	check(t, "CapabilityMask", pi.CapabilityMask, 0x50c048)
-	check(t, "MKeyLeasePeriod", pi.MKeyLeasePeriod, 4089)
-	check(t, "LocalPortNum", pi.LocalPortNum, 1)
-	check(t, "LinkWidthEnabled", pi.LinkWidthEnabled, LinkWidth4X)
-	check(t, "LinkWidthSupported", pi.LinkWidthSupported, LinkWidth1X|LinkWidth4X|LinkWidth8X|LinkWidth12X|LinkWidth2X)
-	check(t, "LinkWidthActive", pi.LinkWidthActive, LinkWidth4X)
-	check(t, "LinkSpeedSupported", pi.LinkSpeedSupported, LinkSpeedSDR|LinkSpeedDDR|LinkSpeedQDR)
-	check(t, "PortState", pi.PortState, PortStateActive)
-	check(t, "PortPhysicalState", pi.PortPhysicalState, PhysPortStateLinkUp)
-	check(t, "LinkDownDefaultState", pi.LinkDownDefaultState, 2)
-	check(t, "LMC", pi.LMC, 0)
-	check(t, "LinkSpeedActive", pi.LinkSpeedActive, LinkSpeedSDR)
-	check(t, "LinkSpeedEnabled", pi.LinkSpeedEnabled, LinkSpeedSDR)
-	check(t, "NeighborMTU", pi.NeighborMTU, MTU2048)
-	check(t, "VLCap", pi.VLCap, 4)
-	check(t, "VLArbitrationHighCap", pi.VLArbitrationHighCap, 8)
-	check(t, "VLArbitrationLowCap", pi.VLArbitrationLowCap, 8)
-	check(t, "MTUCap", pi.MTUCap, MTU2048)
-	check(t, "VLStallCount", pi.VLStallCount, 7)
-	check(t, "OperationalVLs", pi.OperationalVLs, 4)
-	check(t, "ActiveSpeed", ActiveSpeed(&pi, 0), SpeedSDR)
+	expect(t, "GIDPrefix", pi.GIDPrefix, 0xfe80000000000000)
+	expect(t, "LID", pi.LID, 4)
+	expect(t, "MasterSMLID", pi.MasterSMLID, 1)
+	expect(t, "CapabilityMask", pi.CapabilityMask, 0x50c048)
+	expect(t, "MKeyLeasePeriod", pi.MKeyLeasePeriod, 4089)
+	expect(t, "LocalPortNum", pi.LocalPortNum, 1)
+	expect(t, "LinkWidthEnabled", pi.LinkWidthEnabled, LinkWidth4X)
+	expect(t, "LinkWidthSupported", pi.LinkWidthSupported, LinkWidth1X|LinkWidth4X|LinkWidth8X|LinkWidth12X|LinkWidth2X)
+	expect(t, "LinkWidthActive", pi.LinkWidthActive, LinkWidth4X)
+	expect(t, "LinkSpeedSupported", pi.LinkSpeedSupported, LinkSpeedSDR|LinkSpeedDDR|LinkSpeedQDR)
+	expect(t, "PortState", pi.PortState, PortStateActive)
+	expect(t, "PortPhysicalState", pi.PortPhysicalState, PhysPortStateLinkUp)
+	expect(t, "LinkDownDefaultState", pi.LinkDownDefaultState, 2)
+	expect(t, "LMC", pi.LMC, 0)
+	expect(t, "LinkSpeedActive", pi.LinkSpeedActive, LinkSpeedSDR)
+	expect(t, "LinkSpeedEnabled", pi.LinkSpeedEnabled, LinkSpeedSDR)
+	expect(t, "NeighborMTU", pi.NeighborMTU, MTU2048)
+	expect(t, "VLCap", pi.VLCap, 4)
+	expect(t, "VLArbitrationHighCap", pi.VLArbitrationHighCap, 8)
+	expect(t, "VLArbitrationLowCap", pi.VLArbitrationLowCap, 8)
+	expect(t, "MTUCap", pi.MTUCap, MTU2048)
+	expect(t, "VLStallCount", pi.VLStallCount, 7)
+	expect(t, "OperationalVLs", pi.OperationalVLs, 4)
+	expect(t, "ActiveSpeed", ActiveSpeed(&pi, 0), SpeedSDR)
 }
 
 func TestVectorSwitchInfo(t *testing.T) {
@@ -186,16 +175,16 @@ func TestVectorSwitchInfo(t *testing.T) {
 	if err := si.Unmarshal(m[64:]); err != nil {
 		t.Fatal(err)
 	}
-	check(t, "LinearFDBCap", si.LinearFDBCap, 30720)
-	check(t, "RandomFDBCap", si.RandomFDBCap, 0)
-	check(t, "MulticastFDBCap", si.MulticastFDBCap, 1024)
-	check(t, "LinearFDBTop", si.LinearFDBTop, 6)
-	check(t, "LifeTimeValue", si.LifeTimeValue, 18)
-	check(t, "PartitionEnforcementCap", si.PartitionEnforcementCap, 64)
-	check(t, "FilterRawInboundCap", si.FilterRawInboundCap, 1)
-	check(t, "FilterRawOutboundCap", si.FilterRawOutboundCap, 1)
-	check(t, "EnhancedPort0", si.EnhancedPort0, 0)
-	check(t, "MulticastFDBTop", si.MulticastFDBTop, 0)
+	expect(t, "LinearFDBCap", si.LinearFDBCap, 30720)
+	expect(t, "RandomFDBCap", si.RandomFDBCap, 0)
+	expect(t, "MulticastFDBCap", si.MulticastFDBCap, 1024)
+	expect(t, "LinearFDBTop", si.LinearFDBTop, 6)
+	expect(t, "LifeTimeValue", si.LifeTimeValue, 18)
+	expect(t, "PartitionEnforcementCap", si.PartitionEnforcementCap, 64)
+	expect(t, "FilterRawInboundCap", si.FilterRawInboundCap, 1)
+	expect(t, "FilterRawOutboundCap", si.FilterRawOutboundCap, 1)
+	expect(t, "EnhancedPort0", si.EnhancedPort0, 0)
+	expect(t, "MulticastFDBTop", si.MulticastFDBTop, 0)
 }
 
 func TestVectorPortCounters(t *testing.T) {
@@ -220,18 +209,18 @@ func TestVectorPortCounters(t *testing.T) {
 	if err := h.Unmarshal(m); err != nil {
 		t.Fatal(err)
 	}
-	check(t, "MgmtClass", h.MgmtClass, uint8(ClassPerfMgt))
-	check(t, "AttributeID", h.AttributeID, 0x12)
+	expect(t, "MgmtClass", h.MgmtClass, uint8(ClassPerfMgt))
+	expect(t, "AttributeID", h.AttributeID, 0x12)
 	var pc PortCounters
 	if err := pc.Unmarshal(m[64:]); err != nil {
 		t.Fatal(err)
 	}
-	check(t, "PortSelect", pc.PortSelect, 1)
-	check(t, "SymbolErrorCounter", pc.SymbolErrorCounter, 0)
-	check(t, "PortXmitData", pc.PortXmitData, 9072)
-	check(t, "PortRcvData", pc.PortRcvData, 9144)
-	check(t, "PortXmitPkts", pc.PortXmitPkts, 126)
-	check(t, "PortRcvPkts", pc.PortRcvPkts, 127)
+	expect(t, "PortSelect", pc.PortSelect, 1)
+	expect(t, "SymbolErrorCounter", pc.SymbolErrorCounter, 0)
+	expect(t, "PortXmitData", pc.PortXmitData, 9072)
+	expect(t, "PortRcvData", pc.PortRcvData, 9144)
+	expect(t, "PortXmitPkts", pc.PortXmitPkts, 126)
+	expect(t, "PortRcvPkts", pc.PortRcvPkts, 127)
 }
 
 func TestVectorPortCountersExtended(t *testing.T) {
@@ -256,12 +245,12 @@ func TestVectorPortCountersExtended(t *testing.T) {
 	if err := pc.Unmarshal(m[64:]); err != nil {
 		t.Fatal(err)
 	}
-	check(t, "PortSelect", pc.PortSelect, 1)
-	check(t, "PortXmitData", pc.PortXmitData, 9216)
-	check(t, "PortRcvData", pc.PortRcvData, 9288)
-	check(t, "PortXmitPkts", pc.PortXmitPkts, 128)
-	check(t, "PortRcvPkts", pc.PortRcvPkts, 129)
-	check(t, "PortUnicastXmitPkts", pc.PortUnicastXmitPkts, 0)
+	expect(t, "PortSelect", pc.PortSelect, 1)
+	expect(t, "PortXmitData", pc.PortXmitData, 9216)
+	expect(t, "PortRcvData", pc.PortRcvData, 9288)
+	expect(t, "PortXmitPkts", pc.PortXmitPkts, 128)
+	expect(t, "PortRcvPkts", pc.PortRcvPkts, 129)
+	expect(t, "PortUnicastXmitPkts", pc.PortUnicastXmitPkts, 0)
 }
 
 func TestVectorNodeRecord(t *testing.T) {
@@ -278,25 +267,25 @@ func TestVectorNodeRecord(t *testing.T) {
 	if err := sa.Unmarshal(m); err != nil {
 		t.Fatal(err)
 	}
-	check(t, "MgmtClass", sa.MgmtClass, uint8(ClassSubnAdm))
-	check(t, "ClassVersion", sa.ClassVersion, 2)
-	check(t, "Method", sa.Method, uint8(MethodGetTableResp))
-	check(t, "AttributeID", sa.AttributeID, 0x11)
+	expect(t, "MgmtClass", sa.MgmtClass, uint8(ClassSubnAdm))
+	expect(t, "ClassVersion", sa.ClassVersion, 2)
+	expect(t, "Method", sa.Method, uint8(MethodGetTableResp))
+	expect(t, "AttributeID", sa.AttributeID, 0x11)
 	// OpenSM set the RMPP Active flag without an RMPP version: ibsim
 	// passes the first segment through as it is.
-	check(t, "RMPPVersion", sa.RMPPVersion, 0)
-	check(t, "RMPPFlags", sa.RMPPFlags, 1)
-	check(t, "AttributeOffset", sa.AttributeOffset, 14)
-	check(t, "ComponentMask", sa.ComponentMask, 1)
+	expect(t, "RMPPVersion", sa.RMPPVersion, 0)
+	expect(t, "RMPPFlags", sa.RMPPFlags, 1)
+	expect(t, "AttributeOffset", sa.AttributeOffset, 14)
+	expect(t, "ComponentMask", sa.ComponentMask, 1)
 	var nr NodeRecord
 	if err := nr.Unmarshal(sa.Data[:]); err != nil {
 		t.Fatal(err)
 	}
-	check(t, "LID", nr.LID, 1)
-	check(t, "NodeType", nr.NodeInfo.NodeType, NodeTypeCA)
-	check(t, "NodeGUID", nr.NodeInfo.NodeGUID, GUID(0x100000))
-	check(t, "PortGUID", nr.NodeInfo.PortGUID, GUID(0x100001))
-	check(t, "NodeString", strings.TrimRight(string(nr.NodeDescription.NodeString[:]), "\x00"), "Hca1")
+	expect(t, "LID", nr.LID, 1)
+	expect(t, "NodeType", nr.NodeInfo.NodeType, NodeTypeCA)
+	expect(t, "NodeGUID", nr.NodeInfo.NodeGUID, GUID(0x100000))
+	expect(t, "PortGUID", nr.NodeInfo.PortGUID, GUID(0x100001))
+	expect(t, "NodeString", strings.TrimRight(string(nr.NodeDescription.NodeString[:]), "\x00"), "Hca1")
 }
 
 func TestVectorPathRecord(t *testing.T) {
@@ -323,19 +312,19 @@ func TestVectorPathRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, _ := ParseGID("fe80::20:0")
-	check(t, "DGID", pr.DGID, g)
-	check(t, "SGID", pr.SGID, g)
-	check(t, "DLID", pr.DLID, 2)
-	check(t, "SLID", pr.SLID, 2)
-	check(t, "Reversible", pr.Reversible, 1)
-	check(t, "PKey", pr.PKey, 0xffff)
-	check(t, "SL", pr.SL, 0)
-	check(t, "MTUSelector", pr.MTUSelector, 2)
-	check(t, "MTU", pr.MTU, MTU1024)
-	check(t, "RateSelector", pr.RateSelector, 2)
-	check(t, "Rate", pr.Rate, Rate10Gbps)
-	check(t, "Rate.Gbps", pr.Rate.Gbps(), 10.0)
-	check(t, "PacketLifeTimeSelector", pr.PacketLifeTimeSelector, 2)
+	expect(t, "DGID", pr.DGID, g)
+	expect(t, "SGID", pr.SGID, g)
+	expect(t, "DLID", pr.DLID, 2)
+	expect(t, "SLID", pr.SLID, 2)
+	expect(t, "Reversible", pr.Reversible, 1)
+	expect(t, "PKey", pr.PKey, 0xffff)
+	expect(t, "SL", pr.SL, 0)
+	expect(t, "MTUSelector", pr.MTUSelector, 2)
+	expect(t, "MTU", pr.MTU, MTU1024)
+	expect(t, "RateSelector", pr.RateSelector, 2)
+	expect(t, "Rate", pr.Rate, Rate10Gbps)
+	expect(t, "Rate.Gbps", pr.Rate.Gbps(), 10.0)
+	expect(t, "PacketLifeTimeSelector", pr.PacketLifeTimeSelector, 2)
 }
 
 func TestVectorPKeyTable(t *testing.T) {
@@ -345,9 +334,9 @@ func TestVectorPKeyTable(t *testing.T) {
 	if err := pk.Unmarshal(b); err != nil {
 		t.Fatal(err)
 	}
-	check(t, "PKeyBlock[0]", pk.PKeyBlock[0], 0xffff)
+	expect(t, "PKeyBlock[0]", pk.PKeyBlock[0], 0xffff)
 	for i := 1; i < 32; i++ {
-		check(t, "PKeyBlock[i]", pk.PKeyBlock[i], 0)
+		expect(t, "PKeyBlock[i]", pk.PKeyBlock[i], 0)
 	}
 }
 
@@ -365,6 +354,6 @@ func TestVectorLinearForwardingTable(t *testing.T) {
 	}
 	want := []uint8{0xff, 3, 3, 0, 1, 5, 2, 0xff}
 	for lid, port := range want {
-		check(t, "PortBlock[lid]", lft.PortBlock[lid], port)
+		expect(t, "PortBlock[lid]", lft.PortBlock[lid], port)
 	}
 }

@@ -5,22 +5,6 @@ import (
 	"testing"
 )
 
-var vendorStructs = []Attribute{
-	new(VendFormat), new(VendOUIFormat), new(MlxFormat), new(OpenIBPingFormat),
-	new(OpenIBSysStatFormat), new(OpenIBPing), new(OpenIBSysStatPing),
-	new(OpenIBSysStatHostInfo), new(OpenIBSysStatCPUInfo), new(MlxGeneralInfo),
-	new(MlxGeneralInfoExt), new(MlxConfigSpaceAccess), new(MlxConfigSpaceRecord),
-	new(MlxCounterGroupInfo), new(MlxConfigCounterGroup), new(MlxCounterGroupSelect),
-}
-
-func TestVendorStructs(t *testing.T) { checkFile(t, "vendor.go", 9, vendorStructs) }
-
-func FuzzUnmarshalVendor(f *testing.F) {
-	f.Add(make([]byte, 256))
-	f.Add([]byte("host.example\x00"))
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, vendorStructs, data) })
-}
-
 // TestVendorRegistry checks the formats of the vendor classes and where
 // the attributes of ibping, ibsysstat and vendstat are found.
 func TestVendorRegistry(t *testing.T) {
