@@ -170,6 +170,39 @@ func (s Speed) LaneGbps() float64 {
 	return 0
 }
 
+// DataGbps is the nominal data rate of one lane that the static rate codes
+// use (IBA 15.2.5.16): 14 for FDR, 25 for EDR, 50 for HDR.
+func (s Speed) DataGbps() float64 {
+	switch s {
+	case SpeedFDR10:
+		return 10
+	case SpeedFDR:
+		return 14
+	case SpeedEDR:
+		return 25
+	case SpeedHDR:
+		return 50
+	case SpeedNDR:
+		return 100
+	case SpeedXDR:
+		return 200
+	}
+	return s.LaneGbps()
+}
+
+// RateFor gives the static rate code of a link of the given lanes at a
+// speed (4x EDR, 100 Gb/s, is Rate100Gbps); false when the IBA defines no
+// code for it (12x XDR).
+func RateFor(lanes int, s Speed) (Rate, bool) {
+	want := float64(lanes) * s.DataGbps()
+	for r := Rate2_5Gbps; r <= Rate1200Gbps; r++ {
+		if want > 0 && r.Gbps() == want {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
 // ActiveSpeed works out the speed a port runs at from PortInfo: the
 // extended speeds take precedence over the classic ones when set (IBA
 // 14.2.5.6, LinkSpeedExtActive "0: no extended speed active"). FDR10 is a

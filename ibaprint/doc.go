@@ -86,9 +86,8 @@
 //
 // # Value formats
 //
-// RateString and RateGbps spell the static rate codes of PathRecord
-// (2 = 2.5 Gb/s ... 24 = 1200 Gb/s); Generations lists SDR to XDR with the
-// per-lane signalling rate infiniband-diags prints (2.5, 5, 10, 10.3125,
-// 14.0625, 25.78125, 53.125, 106.25, 212.5 Gb/s) and the nominal data rate
-// the rate codes use; WidthString and WidthLanes spell 1x, 2x, 4x, 8x, 12x.
+// Rates, speeds and widths come from package iba (iba.Rate, iba.Speed,
+// iba.LinkWidthLanes), which has every generation from SDR to XDR; GUIDs
+// print as 0x-hex in the dotted and JSON forms and in python-rdma's
+// 0002:c903:0000:1491 form in the dump.
 package ibaprint

@@ -169,7 +169,7 @@ var (
 	diagRHex = onUint(func(v uint64, bits int) string { return fmt.Sprintf("%0*x", 2*((bits+7)/8), v) })
 
 	diagLinkWidth = onUint(func(v uint64, _ int) string {
-		if n := WidthLanes(uint8(v)); n > 0 && v < 256 {
+		if n := iba.LinkWidthLanes(uint8(v)); n > 0 && v < 256 {
 			return fmt.Sprintf("%dX", n)
 		}
 		return fmt.Sprintf("undefined (%d)", v)
