@@ -1,0 +1,59 @@
+// Package vmtest runs Go tests inside a throw-away qemu VM that has a real
+// kernel RDMA stack: floor 4 of DESIGN.md ("Tests: four floors"). The
+// packages that talk to the kernel (umad, RDMA netlink, sysfs, verbs) have no
+// InfiniBand hardware on the build machines; in the VM they meet Debian's own
+// kernel with soft-RoCE (rdma_rxe) and, when it could be built, soft-iWARP
+// (siw).
+//
+// # Host side
+//
+// scripts/floors/30-vm.sh (run by scripts/setup-floors.sh) prepares the VM
+// under .cache/vm: the kernel, a fixed initramfs and a "ready" stamp. A host
+// test calls
+//
+//	vmtest.Run(t, "./nldev", "-test.run=TestLive", "-test.v")
+//
+// Run builds the package's test binary with `go test -c -tags vmguest`, boots
+// the VM with it, streams the guest's console into t.Log and fails t when the
+// guest test fails, the guest setup fails, or the VM does not finish within
+// its timeout (then qemu is killed by PID). Without the prepared VM it calls
+// floor.Need: the test skips locally and fails in CI. RunWith adds options:
+// environment variables, extra binaries built with `go build`, extra files,
+// cgo, a timeout. Boots are serialised across test processes by a lock file
+// (.cache/vm/run.lock): with two host cores, concurrent TCG guests only slow
+// each other down.
+//
+// # Guest side: the contract
+//
+// Tests that run in the VM are ordinary Go tests in files constrained with
+// `//go:build vmguest`, so a plain `go test ./...` on the host never compiles
+// them. When such a test starts:
+//
+//   - It runs as root (PID 1 is the harness /init, scripts/vm/init), with the
+//     memlock limit lifted; $HOME is /root and /tmp is an empty tmpfs.
+//   - The working directory is the package's own directory in the module
+//     tree, shared read-only from the host over 9p, so testdata/ is readable
+//     (golden files cannot be refreshed from inside).
+//   - Its own binary, the extra binaries and the extra files sit in
+//     $VMTEST_DIR (/mnt/vmtest, read-only), which is also the last entry of
+//     $PATH, so an extra binary never hides a system tool of the same name.
+//   - Modules loaded: ib_core, ib_uverbs, ib_umad, rdma_rxe, rdma_cm,
+//     rdma_ucm, dummy, veth and siw when it was built (no module autoloading:
+//     nothing else is there).
+//   - Network: lo up; dummy0 up with 10.0.0.1/24; the soft-RoCE device rxe0
+//     is bound to dummy0 (port 1, GID index 1 is ::ffff:10.0.0.1, RoCE v2).
+//     When siw was built, dummy1 has 10.0.1.1/24 and carries siw0 (iWARP).
+//     Tests check for siw0 in /sys/class/infiniband and skip without it.
+//   - Devices: /sys/class/infiniband/rxe0, /dev/infiniband/umad0 (rxe0 port
+//     1), /dev/infiniband/uverbs0 (and uverbs1 for siw0), issm0, rdma_cm.
+//   - Tools on $PATH: iproute2's rdma and ip, ibv_devices, ibv_devinfo,
+//     ibv_rc_pingpong, ibv_ud_pingpong, rping, ib_write_bw, ib_send_bw,
+//     ib_read_lat, and busybox. libibverbs finds the rxe and siw providers;
+//     libibverbs, librdmacm and libibumad are in /usr/lib, so cgo binaries
+//     built with Options.CGO can link against them.
+//   - The exit status of the test binary is the verdict; output goes to the
+//     serial console and ends up in the host test's log.
+//
+// The VM runs under TCG (software emulation): throughput means nothing
+// there, only behaviour does. A boot with one test takes several seconds.
+package vmtest

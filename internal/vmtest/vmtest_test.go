@@ -1,0 +1,284 @@
+//go:build !vmguest
+
+package vmtest
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rdmakit/rdmakit/internal/floor"
+)
+
+// TestRun boots the VM with this package's guest tests (guest_test.go), which
+// check the contract of doc.go from inside.
+func TestRun(t *testing.T) {
+	floor.Need(t, Available(), "kernel test VM (scripts/floors/30-vm.sh)")
+	notes := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notes, []byte("extra file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const probe = "two words=with equals"
+	RunWith(t, Options{
+		Pkg:           "./internal/vmtest",
+		Args:          []string{"-test.v", "-test.run=^TestGuest(RXE|SIW|Harness|CgoVerbs)$", "-vmtest.probe=" + probe},
+		Env:           map[string]string{"VMTEST_PROBE": probe},
+		ExtraBinaries: map[string]string{"vmhello": "./internal/vmtest/testdata/vmhello", "vmverbs": "./internal/vmtest/testdata/vmverbs"},
+		ExtraFiles:    map[string]string{"notes.txt": notes},
+		CGO:           true,
+	})
+}
+
+// TestRunReportsGuestFailure checks that a guest test failing on purpose
+// fails the host test, with the guest's message in its log.
+func TestRunReportsGuestFailure(t *testing.T) {
+	floor.Need(t, Available(), "kernel test VM (scripts/floors/30-vm.sh)")
+	r := &recorder{TB: t}
+	r.run(func() { Run(r, "./internal/vmtest", "-test.v", "-test.run=^TestGuestFailOnPurpose$", "-vmtest.fail") })
+	if !r.failed {
+		t.Fatalf("Run did not fail for a failing guest test; log:\n%s", r.text())
+	}
+	for _, want := range []string{"failing on purpose (-vmtest.fail)", "exit status 1"} {
+		if !strings.Contains(r.text(), want) {
+			t.Errorf("log lacks %q:\n%s", want, r.text())
+		}
+	}
+}
+
+// TestRunKillsHungVM gives the VM less time than a boot takes and checks
+// that Run fails and that qemu is gone afterwards.
+func TestRunKillsHungVM(t *testing.T) {
+	floor.Need(t, Available(), "kernel test VM (scripts/floors/30-vm.sh)")
+	r := &recorder{TB: t}
+	start := time.Now()
+	r.run(func() {
+		RunWith(r, Options{Pkg: "./internal/vmtest", Args: []string{"-test.run=^TestGuestRXE$"}, Timeout: 2 * time.Second})
+	})
+	if !r.failed || !strings.Contains(r.text(), "did not finish within 2s") {
+		t.Fatalf("Run did not report the timeout; log:\n%s", r.text())
+	}
+	if took := time.Since(start); took > time.Minute {
+		t.Errorf("Run took %v to give up on a 2s VM", took)
+	}
+	m := regexp.MustCompile(`qemu \(pid ([0-9]+)\) was killed`).FindStringSubmatch(r.text())
+	if m == nil {
+		t.Fatalf("no qemu pid in %q", r.text())
+	}
+	pid, _ := strconv.Atoi(m[1])
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("qemu pid %d still exists after Run (kill(0): %v)", pid, err)
+	}
+}
+
+// TestBootReportsSetupFailure asks the harness for a command that is not
+// there and checks that the harness's own failure comes back as such.
+func TestBootReportsSetupFailure(t *testing.T) {
+	floor.Need(t, Available(), "kernel test VM (scripts/floors/30-vm.sh)")
+	a, err := assets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	res, err := boot(t.Context(), t, invocation{
+		assets:  a,
+		shared:  t.TempDir(),
+		argv:    []string{"no-such-binary"},
+		timeout: DefaultTimeout,
+	}, func(l string) { lines = append(lines, l) })
+	if err != nil {
+		t.Fatalf("boot: %v\n%s", err, strings.Join(lines, "\n"))
+	}
+	if res.Status != setupFailedStatus || !strings.Contains(res.SetupError, "no-such-binary") {
+		t.Errorf("result %+v, want status %d and a setup error naming the binary\n%s", res, setupFailedStatus, strings.Join(lines, "\n"))
+	}
+}
+
+// recorder is a testing.TB that records failures instead of failing the
+// test it wraps; everything else (TempDir, Cleanup, Name) goes to that test.
+type recorder struct {
+	testing.TB
+	mu      sync.Mutex
+	failed  bool
+	skipped bool
+	lines   []string
+}
+
+func (r *recorder) run(f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	<-done
+}
+
+func (r *recorder) add(fail bool, s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failed = r.failed || fail
+	r.lines = append(r.lines, strings.TrimRight(s, "\n"))
+}
+
+func (r *recorder) text() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.lines, "\n")
+}
+
+func (r *recorder) Helper()                         {}
+func (r *recorder) Log(a ...any)                    { r.add(false, fmt.Sprintln(a...)) }
+func (r *recorder) Logf(f string, a ...any)         { r.add(false, fmt.Sprintf(f, a...)) }
+func (r *recorder) Error(a ...any)                  { r.add(true, fmt.Sprintln(a...)) }
+func (r *recorder) Errorf(f string, a ...any)       { r.add(true, fmt.Sprintf(f, a...)) }
+func (r *recorder) Fail()                           { r.add(true, "Fail") }
+func (r *recorder) Failed() bool                    { r.mu.Lock(); defer r.mu.Unlock(); return r.failed }
+func (r *recorder) FailNow()                        { r.Fail(); runtime.Goexit() }
+func (r *recorder) Fatal(a ...any)                  { r.Error(a...); runtime.Goexit() }
+func (r *recorder) Fatalf(f string, a ...any)       { r.Errorf(f, a...); runtime.Goexit() }
+func (r *recorder) Skip(a ...any)                   { r.skipped = true; r.Log(a...); runtime.Goexit() }
+func (r *recorder) Skipf(f string, a ...any)        { r.skipped = true; r.Logf(f, a...); runtime.Goexit() }
+func (r *recorder) SkipNow()                        { r.skipped = true; runtime.Goexit() }
+func (r *recorder) Skipped() bool                   { return r.skipped }
+func (r *recorder) Setenv(k, v string)              { r.TB.Setenv(k, v) }
+func (r *recorder) Deadline() (d time.Time, _ bool) { return d, false }
+
+func TestKernelCmdline(t *testing.T) {
+	line, err := kernelCmdline([]string{"guest.test", "-test.run=^TestX$", "-x=a b"}, map[string]string{"B": "2 3", "A": "1"}, "internal/vmtest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := map[string]string{}
+	for _, f := range strings.Fields(line) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			params[k] = v
+		}
+	}
+	decode := func(k string) string {
+		b, err := base64.StdEncoding.DecodeString(params[k])
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		return string(b)
+	}
+	if got, want := decode("vmtest.argv"), "guest.test\n-test.run=^TestX$\n-x=a b\n"; got != want {
+		t.Errorf("argv = %q, want %q", got, want)
+	}
+	if got, want := decode("vmtest.env"), "A=1\nB=2 3\n"; got != want {
+		t.Errorf("env = %q, want %q", got, want)
+	}
+	if got := params["vmtest.cwd"]; got != "internal/vmtest" {
+		t.Errorf("cwd = %q", got)
+	}
+	if params["console"] != "ttyS0" {
+		t.Errorf("no serial console in %q", line)
+	}
+
+	bad := []struct {
+		name string
+		argv []string
+		env  map[string]string
+		cwd  string
+	}{
+		{"no command", nil, nil, ""},
+		{"empty argument", []string{"x", ""}, nil, ""},
+		{"newline in argument", []string{"x", "a\nb"}, nil, ""},
+		{"equals in env name", []string{"x"}, map[string]string{"A=B": "1"}, ""},
+		{"newline in env value", []string{"x"}, map[string]string{"A": "1\n2"}, ""},
+		{"space in cwd", []string{"x"}, nil, "a b"},
+		{"too long", []string{"x", strings.Repeat("y", maxCmdline)}, nil, ""},
+	}
+	for _, c := range bad {
+		if _, err := kernelCmdline(c.argv, c.env, c.cwd); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+}
+
+func TestPkgDir(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := modulePath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := map[string]string{
+		"./internal/vmtest":      "internal/vmtest",
+		"./internal/vmtest/":     "internal/vmtest",
+		".":                      ".",
+		mod:                      ".",
+		mod + "/internal/vmtest": "internal/vmtest",
+	}
+	for in, want := range good {
+		if got, err := pkgDir(root, in); err != nil || got != want {
+			t.Errorf("pkgDir(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"../x", "./a/../../x", "example.com/other", "./a b"} {
+		if got, err := pkgDir(root, in); err == nil {
+			t.Errorf("pkgDir(%q) = %q, want an error", in, got)
+		}
+	}
+}
+
+func TestGuestArgs(t *testing.T) {
+	got := guestArgs([]string{"-test.v"}, 4*time.Minute)
+	if want := []string{"-test.v", "-test.timeout=3m0s"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("guestArgs = %q, want %q", got, want)
+	}
+	own := []string{"-test.timeout=10s"}
+	if got := guestArgs(own, time.Minute); len(got) != 1 {
+		t.Errorf("guestArgs overrode the caller's timeout: %q", got)
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	werr := errors.New("exit status 3")
+	cases := []struct {
+		name string
+		res  Result
+		ok   bool
+	}{
+		{"pass", Result{Status: 0, QEMUExit: 1}, true},
+		{"guest failure", Result{Status: 1, QEMUExit: 3}, true},
+		{"killed by signal", Result{Status: 137, QEMUExit: 19}, true},
+		{"qemu error looks like status 0", Result{Status: -1, QEMUExit: 1}, false},
+		{"powered off without status", Result{Status: -1, QEMUExit: 0}, false},
+		{"disagreement", Result{Status: 0, QEMUExit: 3}, false},
+	}
+	for _, c := range cases {
+		if err := verdict(c.res, werr, "qemu: oops"); (err == nil) != c.ok {
+			t.Errorf("%s: verdict = %v, want ok=%v", c.name, err, c.ok)
+		}
+	}
+}
+
+func TestBuildRejectsBadOptions(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, o := range map[string]Options{
+		"no package":       {},
+		"outside module":   {Pkg: "../elsewhere"},
+		"extra with slash": {Pkg: "./internal/vmtest", ExtraFiles: map[string]string{"a/b": "x"}},
+	} {
+		if name == "extra with slash" && testing.Short() {
+			continue // it compiles the guest test binary first
+		}
+		if _, err := build(t.Context(), root, t.TempDir(), o); err == nil {
+			t.Errorf("%s: build accepted %+v", name, o)
+		}
+	}
+}
