@@ -1,7 +1,4 @@
-//go:build !vmguest && vmtest_pending
-
-// The build tag vmtest_pending keeps this file out until package
-// internal/vmtest exists; then the constraint becomes just !vmguest.
+//go:build !vmguest
 
 package umad
 

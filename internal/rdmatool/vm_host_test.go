@@ -1,10 +1,9 @@
-//go:build vmhost
+//go:build !vmguest
 
 package rdmatool
 
 // The host side of the live comparison: boots the kernel VM and runs
-// TestLiveCompare (live_vmguest_test.go) inside it. The vmhost tag goes
-// once internal/vmtest is in the tree; it keeps the package building until then.
+// TestLiveCompare (live_vmguest_test.go) inside it.
 
 import (
 	"testing"
@@ -13,5 +12,5 @@ import (
 )
 
 func TestVM(t *testing.T) {
-	vmtest.Run(t, "github.com/rdmakit/rdmakit/internal/rdmatool", "-test.run", "^TestLiveCompare$", "-test.v")
+	vmtest.Run(t, "./internal/rdmatool", "-test.run", "^TestLiveCompare$", "-test.v")
 }
