@@ -278,3 +278,53 @@ func (r Rate) Gbps() float64 {
 	v, _ := strconv.ParseFloat(strings.TrimSuffix(s, " Gb/sec"), 64)
 	return v
 }
+
+// PortInfo:CapabilityMask bits (IBA 14.2.5.6, table 153).
+const (
+	PortCapIsSM                            = 1 << 1
+	PortCapIsNoticeSupported               = 1 << 2
+	PortCapIsTrapSupported                 = 1 << 3
+	PortCapIsOptionalIPDSupported          = 1 << 4
+	PortCapIsAutomaticMigrationSupported   = 1 << 5
+	PortCapIsSLMappingSupported            = 1 << 6
+	PortCapIsMKeyNVRAM                     = 1 << 7
+	PortCapIsPKeyNVRAM                     = 1 << 8
+	PortCapIsLEDInfoSupported              = 1 << 9
+	PortCapIsSMDisabled                    = 1 << 10
+	PortCapIsSystemImageGUIDSupported      = 1 << 11
+	PortCapIsPKeySwitchExternalPortTrap    = 1 << 12
+	PortCapIsExtendedSpeedsSupported       = 1 << 14
+	PortCapIsCapabilityMask2Supported      = 1 << 15
+	PortCapIsCommunicationManagement       = 1 << 16
+	PortCapIsSNMPTunnelingSupported        = 1 << 17
+	PortCapIsReinitSupported               = 1 << 18
+	PortCapIsDeviceManagementSupported     = 1 << 19
+	PortCapIsVendorClassSupported          = 1 << 20
+	PortCapIsDRNoticeSupported             = 1 << 21
+	PortCapIsCapabilityMaskNoticeSupported = 1 << 22
+	PortCapIsBootManagementSupported       = 1 << 23
+	PortCapIsLinkRoundTripLatencySupported = 1 << 24
+	PortCapIsClientReregistrationSupported = 1 << 25
+	PortCapIsOtherLocalChangesNotice       = 1 << 26
+	PortCapIsLinkSpeedWidthPairsTable      = 1 << 27
+	PortCapIsVendorSpecificMADsTable       = 1 << 28
+	PortCapIsMcastPKeyTrapSuppression      = 1 << 29
+	PortCapIsMulticastFDBTopSupported      = 1 << 30
+	PortCapIsHierarchyInfoSupported        = 1 << 31
+)
+
+// PortInfo:CapabilityMask2 bits (IBA 14.2.5.6, table 154).
+const (
+	PortCap2IsSetNodeDescriptionSupported   = 1 << 0
+	PortCap2IsPortInfoExtendedSupported     = 1 << 1
+	PortCap2IsVirtualizationSupported       = 1 << 2
+	PortCap2IsSwitchPortStateTableSupported = 1 << 3
+	PortCap2IsLinkWidth2xSupported          = 1 << 4
+	PortCap2IsLinkSpeedHDRSupported         = 1 << 5
+	PortCap2IsMKeyProtectBitsExtSupported   = 1 << 6
+	PortCap2IsEnhancedTrap128Supported      = 1 << 7
+	PortCap2IsPartitionTopSupported         = 1 << 8
+	PortCap2IsEnhancedQoSArbiterSupported   = 1 << 9
+	PortCap2IsLinkSpeedNDRSupported         = 1 << 10
+	PortCap2IsLinkSpeedXDRSupported         = 1 << 11
+)

@@ -394,6 +394,13 @@ func genMeta(p *pkg) ([]byte, error) {
 		}
 		b.WriteString("}\n\n")
 	}
+	b.WriteString("// Attribute IDs of every declared attribute (the IBA chapter of each\n// structure lists it); the registry maps them back with LookupAttr.\nconst (\n")
+	for _, d := range p.order {
+		if d.Attr != nil && d.Attr.Variant == "" {
+			fmt.Fprintf(&b, "\tAttrID%s uint16 = %#04x\n", d.Name, d.Attr.ID)
+		}
+	}
+	b.WriteString(")\n\n")
 	b.WriteString("// structs lists every declared structure, sorted by name.\nvar structs = [...]*Struct{\n")
 	for _, d := range p.order {
 		fmt.Fprintf(&b, "\t&desc%s,\n", d.Name)
