@@ -326,5 +326,6 @@ const (
 	PortCap2IsPartitionTopSupported         = 1 << 8
 	PortCap2IsEnhancedQoSArbiterSupported   = 1 << 9
 	PortCap2IsLinkSpeedNDRSupported         = 1 << 10
-	PortCap2IsLinkSpeedXDRSupported         = 1 << 11
+	PortCap2IsExtendedSpeeds2Supported      = 1 << 11
+	PortCap2IsLinkSpeedXDRSupported         = 1 << 12
 )
