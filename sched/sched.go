@@ -1,0 +1,382 @@
+package sched
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Defaults for the zero values of Options; doc.go says why.
+const (
+	DefaultMaxInFlight = 64
+	DefaultPerTarget   = 4
+	DefaultRetries     = 4
+	DefaultBusyBackoff = 10 * time.Millisecond
+	DefaultMaxBackoff  = time.Second
+)
+
+// Func is one unit of work, normally one RPC and what is done with its
+// reply. It must return soon after ctx is done.
+type Func func(ctx context.Context) error
+
+// Options configures a Scheduler. Zero values take the defaults.
+type Options struct {
+	// MaxInFlight bounds the jobs running at once (ibnetdiscover's
+	// --outstanding_smps).
+	MaxInFlight int
+	// PerTarget bounds the jobs running at once on one key.
+	PerTarget int
+	// Busy says whether an error means the target is busy and the call
+	// should be repeated later (for mad: errors.Is(err, mad.ErrBusy)).
+	// Nil: nothing is retried.
+	Busy func(error) bool
+	// Retries is how often a busy call is repeated; negative for never.
+	Retries int
+	// BusyBackoff is the first wait before a repeat; each further one
+	// doubles it up to MaxBackoff.
+	BusyBackoff time.Duration
+	MaxBackoff  time.Duration
+	// Progress, if set, is called after every job that finished (not one
+	// that is to be retried) with the jobs finished and submitted so far.
+	// Calls are serialised and done never decreases; it must not block
+	// for long, and it may call Submit.
+	Progress func(done, total int)
+}
+
+// CallError is the failure of one job: its key and name as submitted, how
+// many times it ran, and its last error.
+type CallError struct {
+	Key, Name string
+	Attempts  int
+	Err       error
+}
+
+func (e *CallError) Error() string {
+	if e.Attempts > 1 {
+		return fmt.Sprintf("%s (%s): %v (after %d attempts)", e.Name, e.Key, e.Err, e.Attempts)
+	}
+	return fmt.Sprintf("%s (%s): %v", e.Name, e.Key, e.Err)
+}
+
+func (e *CallError) Unwrap() error { return e.Err }
+
+// Stats counts what a Scheduler did.
+type Stats struct {
+	Submitted int // jobs submitted
+	Done      int // jobs finished, successfully or not
+	Failed    int // finished with an error (a CallError)
+	Canceled  int // dropped or failed because the context ended
+	Retries   int // repeats after BUSY
+	// PeakInFlight is the most jobs that ran at once.
+	PeakInFlight int
+}
+
+// Scheduler runs submitted jobs within its limits until Wait returns. It
+// is used once: submit, then Wait (jobs may submit more meanwhile).
+type Scheduler struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	opt    Options
+
+	mu       sync.Mutex
+	idle     *sync.Cond // signalled when pending drops to 0
+	targets  map[string]*target
+	ready    readyHeap // targets with queued jobs and a free slot
+	seq      uint64
+	running  int
+	pending  int // queued + running + waiting for a retry
+	timers   map[*job]*time.Timer
+	failures []*CallError
+	stats    Stats
+	stopped  bool // the context ended: queued work is dropped
+	panicked any
+	stopCtx  func() bool
+
+	progressMu sync.Mutex
+	reported   int
+}
+
+type job struct {
+	key, name string
+	fn        Func
+	seq       uint64
+	attempts  int
+}
+
+type target struct {
+	key     string
+	queue   []*job // ordered by seq
+	running int
+	index   int // in ready; -1 when not there
+}
+
+type readyHeap []*target
+
+func (h readyHeap) Len() int           { return len(h) }
+func (h readyHeap) Less(i, j int) bool { return h[i].queue[0].seq < h[j].queue[0].seq }
+func (h readyHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *readyHeap) Push(x any) {
+	t := x.(*target)
+	t.index = len(*h)
+	*h = append(*h, t)
+}
+func (h *readyHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	t.index = -1
+	return t
+}
+
+// New returns a Scheduler whose jobs run under ctx: when ctx ends, queued
+// jobs are dropped, running ones see their context done, and Wait returns
+// once they have.
+func New(ctx context.Context, o Options) *Scheduler {
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.PerTarget <= 0 {
+		o.PerTarget = DefaultPerTarget
+	}
+	if o.Retries == 0 {
+		o.Retries = DefaultRetries
+	} else if o.Retries < 0 {
+		o.Retries = 0
+	}
+	if o.BusyBackoff <= 0 {
+		o.BusyBackoff = DefaultBusyBackoff
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = DefaultMaxBackoff
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	s := &Scheduler{
+		ctx:     cctx,
+		cancel:  cancel,
+		opt:     o,
+		targets: map[string]*target{},
+		timers:  map[*job]*time.Timer{},
+	}
+	s.idle = sync.NewCond(&s.mu)
+	s.stopCtx = context.AfterFunc(cctx, s.stop)
+	return s
+}
+
+// Submit queues fn to run on key (the per-target limit applies per key);
+// name identifies it in errors. It is safe from any goroutine, including
+// running jobs. It returns false, and drops fn, once the context has
+// ended.
+func (s *Scheduler) Submit(key, name string, fn Func) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		s.stats.Submitted++
+		s.stats.Canceled++
+		return false
+	}
+	s.seq++
+	s.stats.Submitted++
+	s.pending++
+	s.enqueueLocked(&job{key: key, name: name, fn: fn, seq: s.seq})
+	s.dispatchLocked()
+	return true
+}
+
+func (s *Scheduler) enqueueLocked(j *job) {
+	t := s.targets[j.key]
+	if t == nil {
+		t = &target{key: j.key, index: -1}
+		s.targets[j.key] = t
+	}
+	// A retried job keeps its place: insert by sequence number.
+	i := sort.Search(len(t.queue), func(i int) bool { return t.queue[i].seq > j.seq })
+	t.queue = append(t.queue, nil)
+	copy(t.queue[i+1:], t.queue[i:])
+	t.queue[i] = j
+	s.fixLocked(t)
+}
+
+// fixLocked puts t into, moves it within, or takes it out of the ready
+// heap after its queue or running count changed.
+func (s *Scheduler) fixLocked(t *target) {
+	eligible := len(t.queue) > 0 && t.running < s.opt.PerTarget
+	switch {
+	case eligible && t.index < 0:
+		heap.Push(&s.ready, t)
+	case eligible:
+		heap.Fix(&s.ready, t.index)
+	case t.index >= 0:
+		heap.Remove(&s.ready, t.index)
+	}
+	if len(t.queue) == 0 && t.running == 0 {
+		delete(s.targets, t.key)
+	}
+}
+
+func (s *Scheduler) dispatchLocked() {
+	for s.running < s.opt.MaxInFlight && len(s.ready) > 0 {
+		t := s.ready[0]
+		j := t.queue[0]
+		t.queue[0] = nil
+		t.queue = t.queue[1:]
+		t.running++
+		s.running++
+		s.stats.PeakInFlight = max(s.stats.PeakInFlight, s.running)
+		s.fixLocked(t)
+		j.attempts++
+		go s.run(t, j)
+	}
+}
+
+func (s *Scheduler) run(t *target, j *job) {
+	err := s.call(j)
+	s.mu.Lock()
+	t.running--
+	s.running--
+	if err != nil && !s.stopped && s.opt.Busy != nil && s.opt.Busy(err) && j.attempts <= s.opt.Retries {
+		s.stats.Retries++
+		s.retryLocked(j)
+		s.fixLocked(t)
+		s.dispatchLocked()
+		s.mu.Unlock()
+		return
+	}
+	s.finishLocked(j, err)
+	s.fixLocked(t)
+	s.dispatchLocked()
+	done, total := s.stats.Done, s.stats.Submitted
+	s.mu.Unlock()
+	if s.opt.Progress != nil {
+		// Finishing jobs race to here: report only news, in order.
+		s.progressMu.Lock()
+		if done > s.reported {
+			s.reported = done
+			s.opt.Progress(done, max(total, done))
+		}
+		s.progressMu.Unlock()
+	}
+	// Only now may Wait return: no callback runs after it.
+	s.mu.Lock()
+	s.pending--
+	if s.pending == 0 {
+		s.idle.Broadcast()
+	}
+	s.mu.Unlock()
+}
+
+// call runs the job, turning a panic into one re-raised by Wait so that it
+// is not lost in a goroutine.
+func (s *Scheduler) call(j *job) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.mu.Lock()
+			if s.panicked == nil {
+				s.panicked = fmt.Sprintf("sched: job %s (%s) panicked: %v\n%s", j.name, j.key, v, debug.Stack())
+			}
+			s.mu.Unlock()
+			s.cancel()
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return j.fn(s.ctx)
+}
+
+// finishLocked accounts for a finished job; the caller drops it from
+// pending.
+func (s *Scheduler) finishLocked(j *job, err error) {
+	s.stats.Done++
+	switch {
+	case err == nil:
+	case s.stopped || s.ctx.Err() != nil:
+		s.stats.Canceled++
+	default:
+		s.stats.Failed++
+		s.failures = append(s.failures, &CallError{Key: j.key, Name: j.name, Attempts: j.attempts, Err: err})
+	}
+}
+
+func (s *Scheduler) retryLocked(j *job) {
+	d := s.opt.BusyBackoff
+	for i := 1; i < j.attempts && d < s.opt.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, s.opt.MaxBackoff)
+	s.timers[j] = time.AfterFunc(d, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if _, ok := s.timers[j]; !ok {
+			return // stop already accounted for it
+		}
+		delete(s.timers, j)
+		s.enqueueLocked(j)
+		s.dispatchLocked()
+	})
+}
+
+// stop runs when the context ends: queued and waiting jobs are dropped.
+func (s *Scheduler) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	for j, tm := range s.timers {
+		tm.Stop()
+		delete(s.timers, j)
+		s.pending--
+		s.stats.Canceled++
+		s.stats.Done++
+	}
+	for _, t := range s.targets {
+		n := len(t.queue)
+		s.pending -= n
+		s.stats.Canceled += n
+		s.stats.Done += n
+		t.queue = nil
+		if t.index >= 0 {
+			heap.Remove(&s.ready, t.index)
+		}
+		if t.running == 0 {
+			delete(s.targets, t.key)
+		}
+	}
+	if s.pending == 0 {
+		s.idle.Broadcast()
+	}
+}
+
+// Wait blocks until no job is queued, running or waiting for a retry, or
+// the context ended and the running jobs returned. It returns the failed
+// jobs in the order they finished, and the context's error if it ended the
+// run early. A job that panicked makes Wait panic with its value and
+// stack. After Wait, Submit accepts no more work.
+func (s *Scheduler) Wait() ([]*CallError, error) {
+	s.mu.Lock()
+	for s.pending > 0 {
+		s.idle.Wait()
+	}
+	s.stopped = true
+	p := s.panicked
+	failures := s.failures
+	s.mu.Unlock()
+	s.stopCtx()
+	err := s.ctx.Err()
+	s.cancel()
+	if p != nil {
+		panic(p)
+	}
+	return failures, err
+}
+
+// Stats reports what has happened so far.
+func (s *Scheduler) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}

@@ -1,0 +1,44 @@
+// Package subnet is the topology database of an InfiniBand subnet: nodes,
+// their ports, the links between ports, LIDs (with LMC ranges) and switch
+// forwarding tables, indexed by node GUID, port GUID, LID and node
+// description. It sits above sched and mad in DESIGN.md's layers: a
+// discovery engine sends the SMPs (through sched and mad.Client) and fills a
+// Subnet incrementally with what comes back; ibtool commands then read it.
+//
+// Filling follows what libibnetdisc records for each reply, so that a Subnet
+// built by our discovery prints and caches exactly as the C tools do:
+//
+//	AddNode(NodeInfo, path)        a NodeInfo reply (IBA 14.2.5.3) at a DR path
+//	SetNodeDescription(node, data) NodeDescription (IBA 14.2.5.2)
+//	SetSwitchInfo(node, data)      SwitchInfo (IBA 14.2.5.4)
+//	SetPortInfo(node, n, data)     PortInfo of port n (IBA 14.2.5.6)
+//	SetMlnxExtPortInfo(node, n, d) Mellanox attribute 0xFF90 (FDR10)
+//	Link(a, b)                     two ports found at either end of a link
+//	MarkUnreachable(path, ...)     a path that gave no answer, with the reason
+//	SetLFTBlock / SetMFTBlock      forwarding tables (IBA 14.2.5.10, .12)
+//
+// Partial data is normal: a node may lack its description, a port its
+// PortInfo, a link its far end. Attribute data is kept as the raw 64 bytes
+// of the SMP data field (the libibnetdisc cache stores exactly those) and
+// decoded on demand with package iba.
+//
+// Order. Nodes are kept in the order they were added (the discovery order:
+// breadth first from the start node). infiniband-diags prints the reverse:
+// libibnetdisc prepends each new node to its lists, so ibnetdiscover shows
+// switches, then CAs, then routers, each newest first, and its cache file
+// holds the nodes newest first. WriteTopology and WriteIBNDCache reproduce
+// that; ReadIBNDCache restores the discovery order from it.
+//
+// Files. The package reads and writes three formats:
+//
+//   - the ibnetdiscover topology text (WriteTopology and the -l, -p
+//     variants; ReadTopology, which also reads ibsim's topology files);
+//   - the libibnetdisc cache, format version 1, byte for byte
+//     (ReadIBNDCache, WriteIBNDCache), so `ibnetdiscover --cache` files
+//     load here and ours load in `ibnetdiscover --load-cache`;
+//   - our own versioned binary cache (ReadCache, WriteCache; format in
+//     cache.go), which loads a 100,000-node subnet in a fraction of a second.
+//
+// Diff compares two subnets the way subnet_diff needs: end ports, nodes,
+// links and their rates, and LIDs.
+package subnet

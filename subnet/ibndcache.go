@@ -1,0 +1,390 @@
+package subnet
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/rdmakit/rdmakit/iba"
+)
+
+// The libibnetdisc cache file, version 1 (rdma-core
+// libibnetdisc/ibnetdisc_cache.c), which `ibnetdiscover --cache` writes and
+// `--load-cache`, `--diff` and ibcacheedit read. Every integer is little
+// endian; attribute data is the raw 64-byte SMP data, big endian inside.
+//
+//	header, 28 bytes:
+//	  0  u32  magic 0x8FE7832B
+//	  4  u32  version 1
+//	  8  u32  node count
+//	 12  u32  port count
+//	 16  u64  GUID of the node discovery started from
+//	 24  u32  max hops discovered
+//	node record, 207 + 9k bytes, newest node first:
+//	  0  u16  switch port 0 LID      2  u8  its LMC     3  u8  enhanced port 0
+//	  4  [64] SwitchInfo (zero for CAs)
+//	 68  u64  node GUID             76  u8  node type  77  u8  port count
+//	 78  [64] NodeInfo             142  [64] NodeDescription
+//	206  u8   k, then k keys of {u64 port GUID, u8 port number}, port 0 up
+//	port record, 95 bytes, in libibnetdisc's port hash order:
+//	  0  u64  port GUID (a switch's ports all carry its port 0 GUID)
+//	  8  u8   port number    9  u8  external port number
+//	 10  u16  base LID      12  u8  LMC
+//	 13  [64] PortInfo
+//	 77  u64  GUID of the owning node
+//	 85  u8   1 if a remote port follows, 86 u64 its GUID, 94 u8 its number
+//
+// MlnxExtPortInfo is not cached, so FDR10 links read back as QDR, as they
+// do in the C tools.
+const (
+	ibndMagic      = 0x8FE7832B
+	ibndVersion    = 1
+	ibndHeaderLen  = 28
+	ibndNodeLen    = 15 + 3*AttrSize
+	ibndPortKeyLen = 9
+	ibndPortLen    = 31 + AttrSize
+	ibndHashSize   = 137 // HTSZ in ibnetdisc.h
+)
+
+// ErrCorrupt is matched by every *CacheError.
+var ErrCorrupt = errors.New("corrupt cache file")
+
+// CacheError is a cache file that cannot be loaded: what is wrong and the
+// byte offset where it was found.
+type CacheError struct {
+	Format string // "libibnetdisc cache" or "rdmakit cache"
+	Offset int64
+	Msg    string
+}
+
+func (e *CacheError) Error() string {
+	return fmt.Sprintf("%s: offset %d: %s", e.Format, e.Offset, e.Msg)
+}
+
+// Is makes errors.Is(err, ErrCorrupt) true.
+func (e *CacheError) Is(target error) bool { return target == ErrCorrupt }
+
+// ibndHash is libibnetdisc's HASHGUID, reduced to a bucket.
+func ibndHash(g iba.GUID) int {
+	h := uint32(uint32(g)*101) ^ uint32(uint32(g>>32)*103)
+	return int(h % ibndHashSize)
+}
+
+type portKey struct {
+	guid iba.GUID
+	num  uint8
+}
+
+// ReadIBNDCache loads a libibnetdisc cache. Like the C loader it accepts a
+// port key that no port record answers and a remote port it cannot find
+// (they are left out); unlike it, trailing bytes and port records that
+// disagree with their node are errors, so that whatever loads writes back
+// identically.
+func ReadIBNDCache(r io.Reader) (*Subnet, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading libibnetdisc cache: %w", err)
+	}
+	return ParseIBNDCache(data)
+}
+
+// ParseIBNDCache is ReadIBNDCache on bytes in memory.
+func ParseIBNDCache(data []byte) (*Subnet, error) {
+	bad := func(off int, format string, a ...any) error {
+		return &CacheError{Format: "libibnetdisc cache", Offset: int64(off), Msg: fmt.Sprintf(format, a...)}
+	}
+	le := binary.LittleEndian
+	if len(data) < ibndHeaderLen {
+		return nil, bad(len(data), "truncated header: %d of %d bytes", len(data), ibndHeaderLen)
+	}
+	if m := le.Uint32(data); m != ibndMagic {
+		return nil, bad(0, "magic %#08x, want %#08x: not a libibnetdisc cache", m, ibndMagic)
+	}
+	if v := le.Uint32(data[4:]); v != ibndVersion {
+		return nil, bad(4, "version %d, only %d is known", v, ibndVersion)
+	}
+	nodeCount := int64(le.Uint32(data[8:]))
+	portCount := int64(le.Uint32(data[12:]))
+	fromGUID := iba.GUID(le.Uint64(data[16:]))
+	maxHops := le.Uint32(data[24:])
+	if nodeCount*ibndNodeLen+portCount*ibndPortLen > int64(len(data)-ibndHeaderLen) {
+		return nil, bad(8, "%d nodes and %d ports do not fit in the %d bytes that follow the header", nodeCount, portCount, len(data)-ibndHeaderLen)
+	}
+
+	type nodeRec struct {
+		n    *Node
+		keys []portKey
+		off  int
+	}
+	type portRec struct {
+		p         *Port
+		nodeGUID  iba.GUID
+		hasRemote bool
+		remote    portKey
+		off       int
+		stored    bool
+	}
+	off := ibndHeaderLen
+	nodes := make([]nodeRec, 0, nodeCount)
+	byGUID := make(map[iba.GUID]*nodeRec, nodeCount)
+	for i := int64(0); i < nodeCount; i++ {
+		if len(data)-off < ibndNodeLen {
+			return nil, bad(off, "node record %d truncated: %d of %d bytes", i, len(data)-off, ibndNodeLen)
+		}
+		b := data[off:]
+		n := &Node{
+			SMALID:        le.Uint16(b),
+			SMALMC:        b[2],
+			EnhancedSP0:   b[3] != 0,
+			GUID:          iba.GUID(le.Uint64(b[68:])),
+			Type:          iba.NodeType(b[76]),
+			NumPorts:      int(b[77]),
+			HasDesc:       true,
+			HasSwitchInfo: iba.NodeType(b[76]) == iba.NodeTypeSwitch,
+		}
+		copy(n.SwitchInfo[:], b[4:68])
+		copy(n.Info[:], b[78:142])
+		copy(n.Desc[:], b[142:206])
+		k := int(b[206])
+		if len(data)-off-ibndNodeLen < k*ibndPortKeyLen {
+			return nil, bad(off+ibndNodeLen, "port keys of node %v truncated: %d keys need %d bytes, %d left", n.GUID, k, k*ibndPortKeyLen, len(data)-off-ibndNodeLen)
+		}
+		keys := make([]portKey, k)
+		for j := range keys {
+			kb := b[ibndNodeLen+j*ibndPortKeyLen:]
+			keys[j] = portKey{iba.GUID(le.Uint64(kb)), kb[8]}
+		}
+		if byGUID[n.GUID] != nil {
+			return nil, bad(off+68, "node %v appears twice", n.GUID)
+		}
+		nodes = append(nodes, nodeRec{n: n, keys: keys, off: off})
+		byGUID[n.GUID] = &nodes[len(nodes)-1]
+		off += ibndNodeLen + k*ibndPortKeyLen
+	}
+	ports := make([]portRec, 0, portCount)
+	byKey := make(map[portKey]*portRec, portCount)
+	for i := int64(0); i < portCount; i++ {
+		if len(data)-off < ibndPortLen {
+			return nil, bad(off, "port record %d truncated: %d of %d bytes", i, len(data)-off, ibndPortLen)
+		}
+		b := data[off:]
+		p := &Port{
+			GUID:    iba.GUID(le.Uint64(b)),
+			Num:     int(b[8]),
+			ExtNum:  int(b[9]),
+			BaseLID: le.Uint16(b[10:]),
+			LMC:     b[12],
+			HasInfo: true,
+			seq:     uint64(portCount - i),
+		}
+		copy(p.Info[:], b[13:77])
+		pr := portRec{p: p, nodeGUID: iba.GUID(le.Uint64(b[77:])), hasRemote: b[85] != 0,
+			remote: portKey{iba.GUID(le.Uint64(b[86:])), b[94]}, off: off}
+		k := portKey{p.GUID, uint8(p.Num)}
+		if byKey[k] != nil {
+			return nil, bad(off, "port %v:%d appears twice", p.GUID, p.Num)
+		}
+		ports = append(ports, pr)
+		byKey[k] = &ports[len(ports)-1]
+		off += ibndPortLen
+	}
+	if off != len(data) {
+		return nil, bad(off, "%d bytes after the last of %d port records", len(data)-off, portCount)
+	}
+	if byGUID[fromGUID] == nil {
+		return nil, bad(16, "start node %v is not among the %d nodes", fromGUID, nodeCount)
+	}
+
+	s := New()
+	s.MaxHopsDiscovered = int(maxHops)
+	// The file is newest first; discovery order is the reverse.
+	for i := len(nodes) - 1; i >= 0; i-- {
+		nr := &nodes[i]
+		n := nr.n
+		n.index = len(s.nodes)
+		n.Ports = make([]*Port, n.NumPorts+1)
+		s.nodes = append(s.nodes, n)
+		s.byNodeGUID[n.GUID] = n
+		for _, k := range nr.keys {
+			pr := byKey[k]
+			if pr == nil || int(k.num) > n.NumPorts {
+				continue // the C loader skips these too: an incomplete cache
+			}
+			if pr.stored {
+				return nil, bad(nr.off, "node %v claims port %v:%d, already claimed", n.GUID, k.guid, k.num)
+			}
+			if pr.nodeGUID != n.GUID {
+				return nil, bad(pr.off+77, "port %v:%d belongs to node %v but node %v claims it", k.guid, k.num, pr.nodeGUID, n.GUID)
+			}
+			pr.stored = true
+			pr.p.Node = n
+			n.Ports[k.num] = pr.p
+		}
+	}
+	for i := range ports {
+		pr := &ports[i]
+		if !pr.stored {
+			continue
+		}
+		if pr.hasRemote {
+			if r := byKey[pr.remote]; r != nil && r.stored {
+				// Set one side only, as the C loader does, so that
+				// whatever the file says is written back as it was.
+				pr.p.Remote = r.p
+			}
+		}
+		s.portSeq = max(s.portSeq, pr.p.seq)
+	}
+	for _, n := range s.nodes {
+		for _, p := range n.Ports {
+			if p == nil {
+				continue
+			}
+			s.indexPortGUIDLocked(p)
+			if n.Type != iba.NodeTypeSwitch || p.Num == 0 {
+				s.indexLIDsLocked(p)
+			}
+		}
+		name := n.Description()
+		s.byName[name] = append(s.byName[name], n)
+	}
+	from := s.byNodeGUID[fromGUID]
+	s.from, s.fromPort = from, int(from.NodeInfo().LocalPortNum)
+	s.rebuildPathsLocked()
+	return s, nil
+}
+
+// rebuildPathsLocked gives every node without a path a shortest directed
+// route from the start node over the known links (a cache keeps none).
+func (s *Subnet) rebuildPathsLocked() {
+	if s.from == nil {
+		return
+	}
+	seen := map[*Node]bool{s.from: true}
+	queue := []*Node{s.from}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		// Directed routes cannot pass through a CA (IBA 14.2.2): only the
+		// start node and switches forward.
+		if n != s.from && n.Type != iba.NodeTypeSwitch {
+			continue
+		}
+		for _, p := range n.Ports {
+			if p == nil || p.Num == 0 || p.Remote == nil || len(n.Path) >= MaxHops {
+				continue
+			}
+			m := p.Remote.Node
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			if m.Path == nil {
+				m.Path = n.Path.Extend(uint8(p.Num))
+			}
+			queue = append(queue, m)
+		}
+	}
+	if s.from.Path == nil {
+		s.from.Path = DRPath{}
+	}
+}
+
+// WriteIBNDCache writes the subnet as a libibnetdisc cache file, version 1,
+// byte for byte as ibnetdiscover --cache would write the same fabric:
+// nodes newest first, every port with PortInfo in libibnetdisc's hash
+// order.
+func (s *Subnet) WriteIBNDCache(w io.Writer) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.from == nil {
+		return invalid("no start node: nothing to cache")
+	}
+	var ports []*Port
+	for _, n := range s.nodes {
+		if n.NumPorts > 254 {
+			return invalid("node %v: %d ports do not fit a cache record", n.GUID, n.NumPorts)
+		}
+		for _, p := range n.Ports {
+			if p != nil && p.HasInfo {
+				ports = append(ports, p)
+			}
+		}
+	}
+	// libibnetdisc walks its 137 hash buckets in order, each chain newest
+	// first.
+	slices.SortFunc(ports, func(a, b *Port) int {
+		if ha, hb := ibndHash(a.GUID), ibndHash(b.GUID); ha != hb {
+			return ha - hb
+		}
+		switch {
+		case a.seq > b.seq:
+			return -1
+		case a.seq < b.seq:
+			return 1
+		}
+		return 0
+	})
+	le := binary.LittleEndian
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var hdr [ibndHeaderLen]byte
+	le.PutUint32(hdr[0:], ibndMagic)
+	le.PutUint32(hdr[4:], ibndVersion)
+	le.PutUint32(hdr[8:], uint32(len(s.nodes)))
+	le.PutUint32(hdr[12:], uint32(len(ports)))
+	le.PutUint64(hdr[16:], uint64(s.from.GUID))
+	le.PutUint32(hdr[24:], uint32(s.MaxHopsDiscovered))
+	bw.Write(hdr[:])
+	var rec [ibndNodeLen + 255*ibndPortKeyLen]byte
+	for i := len(s.nodes) - 1; i >= 0; i-- {
+		n := s.nodes[i]
+		b := rec[:]
+		le.PutUint16(b, n.SMALID)
+		b[2] = n.SMALMC
+		b[3] = 0
+		if n.EnhancedSP0 {
+			b[3] = 1
+		}
+		copy(b[4:68], n.SwitchInfo[:])
+		le.PutUint64(b[68:], uint64(n.GUID))
+		b[76] = uint8(n.Type)
+		b[77] = uint8(n.NumPorts)
+		copy(b[78:142], n.Info[:])
+		copy(b[142:206], n.Desc[:])
+		k := 0
+		for _, p := range n.Ports {
+			if p != nil && p.HasInfo {
+				kb := b[ibndNodeLen+k*ibndPortKeyLen:]
+				le.PutUint64(kb, uint64(p.GUID))
+				kb[8] = uint8(p.Num)
+				k++
+			}
+		}
+		b[206] = uint8(k)
+		bw.Write(b[:ibndNodeLen+k*ibndPortKeyLen])
+	}
+	var pb [ibndPortLen]byte
+	for _, p := range ports {
+		le.PutUint64(pb[0:], uint64(p.GUID))
+		pb[8] = uint8(p.Num)
+		pb[9] = uint8(p.ExtNum)
+		le.PutUint16(pb[10:], p.BaseLID)
+		pb[12] = p.LMC
+		copy(pb[13:77], p.Info[:])
+		le.PutUint64(pb[77:], uint64(p.Node.GUID))
+		clear(pb[85:])
+		if r := p.Remote; r != nil && r.HasInfo {
+			pb[85] = 1
+			le.PutUint64(pb[86:], uint64(r.GUID))
+			pb[94] = uint8(r.Num)
+		}
+		bw.Write(pb[:])
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing libibnetdisc cache: %w", err)
+	}
+	return nil
+}
