@@ -73,7 +73,7 @@ func (f *field) n() int {
 type pkg struct {
 	decls  map[string]*decl
 	order  []*decl
-	named  map[string]string   // named type -> underlying basic
+	named  map[string]string    // named type -> underlying basic
 	enums  map[string][]enumVal // enum type -> values
 	enumOK map[string]bool
 }
