@@ -92,6 +92,11 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 		return 2
 	}
 	fmt.Fprintf(stderr, "%s: %s%s\n", name, describeError(err, e.Verbose), e.packetDump(err))
+	// A command that copies a C tool's exit status (IBEXIT's 255) says so.
+	var ec interface{ ExitCode() int }
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
 	return 1
 }
 

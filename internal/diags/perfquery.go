@@ -1,0 +1,698 @@
+package diags
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibaprint"
+	"github.com/rdmakit/rdmakit/ibpath"
+	"github.com/rdmakit/rdmakit/mad"
+)
+
+func init() {
+	register(command{name: "perfquery", make: newPerfQuery})
+}
+
+// allPorts is PortSelect 0xFF: every port at once, where the PMA has
+// AllPortSelect (IBA 16.1.3.5).
+const allPorts = 0xff
+
+// maxPortList is perfquery's MAX_PORTS: the most ports a list or range
+// names.
+const maxPortList = 255
+
+// perfAttr is one of perfquery's per-attribute options: the attribute and
+// the name perfquery prints ("# PortXmitDataSL counters: ...").
+type perfAttr struct {
+	flag, short, usage string
+	name               string
+	attr               func() iba.Attribute
+}
+
+// perfAttrs are the per-attribute options in the order perfquery.c tests
+// them: the first one given wins.
+var perfAttrs = []perfAttr{
+	{"xmtsl", "X", "show Xmt SL port counters", "PortXmitDataSL", func() iba.Attribute { return &iba.PortXmitDataSL{} }},
+	{"rcvsl", "S", "show Rcv SL port counters", "PortRcvDataSL", func() iba.Attribute { return &iba.PortRcvDataSL{} }},
+	{"xmtdisc", "D", "show Xmt Discard Details", "PortXmitDiscardDetails", func() iba.Attribute { return &iba.PortXmitDiscardDetails{} }},
+	{"rcverr", "E", "show Rcv Error Details", "PortRcvErrorDetails", func() iba.Attribute { return &iba.PortRcvErrorDetails{} }},
+	{"extended_speeds", "T", "show port extended speeds counters", "", nil},
+	{"oprcvcounters", "", "show Rcv Counters per Op code", "PortOpRcvCounters", func() iba.Attribute { return &iba.PortOpRcvCounters{} }},
+	{"flowctlcounters", "", "show flow control counters", "PortFlowCtlCounters", func() iba.Attribute { return &iba.PortFlowCtlCounters{} }},
+	{"vloppackets", "", "show packets received per Op code per VL", "PortVLOpPackets", func() iba.Attribute { return &iba.PortVLOpPackets{} }},
+	{"vlopdata", "", "show data received per Op code per VL", "PortVLOpData", func() iba.Attribute { return &iba.PortVLOpData{} }},
+	{"vlxmitflowctlerrors", "", "show flow control update errors per VL", "PortVLXmitFlowCtlUpdateErrors", func() iba.Attribute { return &iba.PortVLXmitFlowCtlUpdateErrors{} }},
+	{"vlxmitcounters", "", "show ticks waiting to transmit counters per VL", "PortVLXmitWaitCounters", func() iba.Attribute { return &iba.PortVLXmitWaitCounters{} }},
+	{"swportvlcong", "", "show sw port VL congestion", "SwPortVLCongestion", func() iba.Attribute { return &iba.SwPortVLCongestion{} }},
+	{"rcvcc", "", "show Rcv congestion control counters", "PortRcvConCtrl", func() iba.Attribute { return &iba.PortRcvConCtrl{} }},
+	{"slrcvfecn", "", "show SL Rcv FECN counters", "PortSLRcvFECN", func() iba.Attribute { return &iba.PortSLRcvFECN{} }},
+	{"slrcvbecn", "", "show SL Rcv BECN counters", "PortSLRcvBECN", func() iba.Attribute { return &iba.PortSLRcvBECN{} }},
+	{"xmitcc", "", "show Xmit congestion control counters", "PortXmitConCtrl", func() iba.Attribute { return &iba.PortXmitConCtrl{} }},
+	{"vlxmittimecc", "", "show VL Xmit Time congestion control counters", "PortVLXmitTimeCong", func() iba.Attribute { return &iba.PortVLXmitTimeCong{} }},
+	{"smplctl", "c", "show samples control", "", nil},
+}
+
+type perfQueryFlags struct {
+	addr      addrFlags
+	extended  bool
+	selected  []bool // by perfAttrs index
+	allPorts  bool
+	loopPorts bool
+	reset     bool
+	resetOnly bool
+}
+
+// PerfQueryResult is what perfquery read and reset.
+type PerfQueryResult struct {
+	// Target is the destination as perfquery prints it ("Lid 4").
+	Target string `json:"target"`
+	LID    uint16 `json:"lid"`
+	// CapMask and CapMask2 are the PMA's ClassPortInfo capability masks
+	// (CapabilityMask2 as its 27 bits).
+	CapMask  uint16 `json:"capMask"`
+	CapMask2 uint32 `json:"capMask2"`
+	// Counters are the attributes read, one per port queried.
+	Counters []PerfCounters `json:"counters"`
+	// Aggregate is the sum that -a prints, computed here when the PMA has
+	// no AllPortSelect or a port list was given: narrow counters saturate
+	// at their width, as they do in the PMA.
+	Aggregate *PerfCounters `json:"aggregate,omitempty"`
+	// Resets are the PerformanceSets sent (-r, -R).
+	Resets []PerfReset `json:"resets,omitempty"`
+}
+
+// PerfCounters is one attribute of one port, decoded by IBA names.
+type PerfCounters struct {
+	Port      int             `json:"port"`
+	Attribute string          `json:"attribute"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// PerfReset is one counter reset: the attribute, the port and the
+// CounterSelect bits sent (CounterSelect2 in bits 16 and up).
+type PerfReset struct {
+	Port          int    `json:"port"`
+	Attribute     string `json:"attribute"`
+	CounterSelect uint64 `json:"counterSelect"`
+}
+
+func newPerfQuery(e *Env) *cobra.Command { return newPerfQueryWith(e, e.open) }
+
+// newPerfQueryWith is perfquery on the sessions open gives (tests give an
+// in-memory fabric).
+func newPerfQueryWith(e *Env, open func() (*session, error)) *cobra.Command {
+	f := &perfQueryFlags{selected: make([]bool, len(perfAttrs))}
+	c := &cobra.Command{
+		Use:   "perfquery [flags] [<lid|guid> [[port(s)] [reset_mask]]]",
+		Short: "read or reset a port's performance counters (infiniband-diags perfquery)",
+		Long: `perfquery reads the PerfMgt counters of a port (the local one without a
+destination) and prints them as infiniband-diags' perfquery does; -r and -R
+reset them (the only writes it makes). Ports may be a number, a list (1,4,8)
+or a range (1-10).
+
+Examples:
+  perfquery                   # read local port's performance counters
+  perfquery 32 1              # read performance counters from lid 32, port 1
+  perfquery -x 32 1           # read extended performance counters from lid 32, port 1
+  perfquery -a 32             # read performance counters from lid 32, all ports
+  perfquery -r 32 1           # read performance counters and reset
+  perfquery -R 32 2 0x0fff    # reset only error counters of port 2
+  perfquery -a 32 1-10        # ports 1-10 of lid 32, aggregate output
+  perfquery -l 32 1,4,8       # ports 1, 4 and 8 of lid 32, output each port`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return perfQueryWith(e, f, args, open)
+		},
+	}
+	fl := c.Flags()
+	fl.BoolVarP(&f.extended, "extended", "x", false, "show extended port counters")
+	for i, a := range perfAttrs {
+		fl.BoolVarP(&f.selected[i], a.flag, a.short, false, a.usage)
+	}
+	fl.BoolVarP(&f.allPorts, "all_ports", "a", false, "show aggregated counters")
+	fl.BoolVarP(&f.loopPorts, "loop_ports", "l", false, "iterate through each port")
+	fl.BoolVarP(&f.reset, "reset_after_read", "r", false, "reset counters after read")
+	fl.BoolVarP(&f.resetOnly, "Reset_only", "R", false, "only reset counters")
+	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
+	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
+	return c
+}
+
+// perfRun is one perfquery run.
+type perfRun struct {
+	e      *Env
+	s      *session
+	f      *perfQueryFlags
+	target mad.Target // GMPs
+	smp    ibpath.Path
+	res    *PerfQueryResult
+	out    bytes.Buffer // the text, flushed also when a later step fails
+}
+
+// parsePorts reads perfquery's port argument: a number, a list or a range.
+func parsePorts(arg string) (port int, list []int, err error) {
+	switch {
+	case strings.Contains(arg, ","):
+		for _, t := range strings.Split(arg, ",") {
+			if t == "" {
+				continue
+			}
+			list = append(list, int(int32(cStrtoul(t))))
+		}
+	case strings.Contains(arg, "-"):
+		lo, hi, _ := strings.Cut(arg, "-")
+		pmin, pmax := int(int32(cStrtoul(lo))), int(int32(cStrtoul(hi)))
+		if pmin >= pmax {
+			return 0, nil, iberror(nil, "max port must be greater than min port in range")
+		}
+		if pmax-pmin+1 > maxPortList {
+			return 0, nil, iberror(nil, "port range %s names more than %d ports", arg, maxPortList)
+		}
+		for p := pmin; p <= pmax; p++ {
+			list = append(list, p)
+		}
+	default:
+		return int(int32(cStrtoul(arg))), nil, nil
+	}
+	if len(list) > maxPortList {
+		return 0, nil, iberror(nil, "port list %s names more than %d ports", arg, maxPortList)
+	}
+	if len(list) == 0 {
+		return 0, nil, nil
+	}
+	return list[0], list, nil
+}
+
+// perfQueryWith runs perfquery on the session open gives.
+func perfQueryWith(e *Env, f *perfQueryFlags, args []string, open func() (*session, error)) error {
+	if len(args) > 3 {
+		return usagef("want [<lid|guid> [[port(s)] [reset_mask]]]")
+	}
+	port := 0
+	if f.allPorts {
+		port = allPorts
+	}
+	var ports []int
+	var err error
+	if len(args) > 1 {
+		if port, ports, err = parsePorts(args[1]); err != nil {
+			return err
+		}
+	}
+	mask := uint32(0xffff)
+	extMask := uint64(math.MaxUint64)
+	if len(args) > 2 {
+		extMask = cStrtoul(args[2])
+		mask = uint32(extMask)
+	}
+	s, err := open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	r := &perfRun{e: e, s: s, f: f, res: &PerfQueryResult{}}
+	if len(args) > 0 {
+		t, err := s.gmpTarget(args[0], &f.addr)
+		if err != nil {
+			return iberror(unwrapUsage(err), "can't resolve destination port %s", args[0])
+		}
+		r.target = t
+	} else {
+		if s.local.LID == 0 {
+			return iberror(nil, "can't resolve self port %s: the local port has no LID", s.local.Name)
+		}
+		t, err := s.gmpTarget(fmt.Sprint(s.local.LID), &addrFlags{})
+		if err != nil {
+			return iberror(err, "can't resolve self port")
+		}
+		r.target = t
+		port = int(s.local.PortNum)
+	}
+	lid := r.target.Route().Addr.LID
+	r.smp = ibpath.NewLID(lid)
+	r.res.LID = lid
+	r.res.Target = fmt.Sprintf("Lid %d", lid)
+	err = r.run(port, ports, mask, extMask, len(args))
+	if e.JSON {
+		if err != nil {
+			return err
+		}
+		return e.writeJSON("perfquery", r.res)
+	}
+	if _, werr := e.Stdout.Write(r.out.Bytes()); werr != nil && err == nil {
+		err = werr
+	}
+	return err
+}
+
+// run is perfquery.c's main after the target is resolved.
+func (r *perfRun) run(port int, ports []int, mask uint32, extMask uint64, nargs int) error {
+	f := r.f
+	var cpi iba.ClassPortInfo
+	if err := r.s.mc.PerformanceGet(r.e.Ctx, r.target, &cpi, 0); err != nil {
+		return iberror(err, "classportinfo query")
+	}
+	capMask, capMask2 := cpi.CapabilityMask, cpi.CapabilityMask2
+	r.res.CapMask, r.res.CapMask2 = capMask, capMask2
+
+	allPortsLoop := false
+	if capMask&iba.PMCapAllPortSelect == 0 {
+		if !f.allPorts && port == allPorts {
+			return iberror(nil, "AllPortSelect not supported")
+		}
+		if f.allPorts && port == allPorts {
+			allPortsLoop = true
+		}
+	}
+
+	for i, a := range perfAttrs {
+		if !f.selected[i] {
+			continue
+		}
+		switch a.flag {
+		case "extended_speeds":
+			return r.extendedSpeeds(port, extMask, capMask)
+		case "smplctl":
+			return r.samplesControl(port)
+		}
+		return r.common(port, port, mask, !f.resetOnly, f.resetOnly || f.reset, a.name, a.attr)
+	}
+
+	loop := allPortsLoop || (f.loopPorts && (f.allPorts || port == allPorts))
+	start, numPorts := 1, 0
+	if loop {
+		var ni iba.NodeInfo
+		if err := r.s.mc.SubnGet(r.e.Ctx, r.smp, &ni, 0); err != nil {
+			return iberror(err, "smp query nodeinfo failed")
+		}
+		numPorts = int(ni.NumPorts)
+		if numPorts == 0 {
+			return iberror(nil, "smp query nodeinfo: num ports invalid")
+		}
+		if ni.NodeType == iba.NodeTypeSwitch {
+			var si iba.SwitchInfo
+			if err := r.s.mc.SubnGet(r.e.Ctx, r.smp, &si, 0); err != nil {
+				return iberror(err, "smp query nodeinfo failed")
+			}
+			if si.EnhancedPort0 != 0 {
+				start = 0
+			}
+		}
+		if allPortsLoop && !f.loopPorts {
+			fmt.Fprintf(r.e.Stderr, "perfquery: Emulating AllPortSelect by iterating through all ports\n")
+		}
+	}
+	var each []int
+	switch {
+	case loop:
+		for i := start; i <= numPorts; i++ {
+			each = append(each, i)
+		}
+	case len(ports) > 1:
+		each = ports
+	default:
+		each = []int{port}
+	}
+
+	if !f.resetOnly {
+		aggregate := false
+		switch {
+		case loop:
+			aggregate = allPortsLoop && !f.loopPorts
+		case len(ports) > 1:
+			aggregate = f.allPorts && !f.loopPorts
+		}
+		sum := &perfSum{}
+		for _, p := range each {
+			if err := r.dump(p, capMask, capMask2, aggregate, sum); err != nil {
+				return err
+			}
+		}
+		if aggregate {
+			if err := r.outputAggregate(sum, capMask, capMask2); err != nil {
+				return err
+			}
+		}
+		if !f.reset {
+			return nil
+		}
+	}
+
+	if nargs <= 2 && !f.extended {
+		if capMask&iba.PMCapPortCountersXmitWait != 0 {
+			mask |= 1 << 16
+		}
+		if capMask&iba.PMCapQP1Dropped != 0 {
+			mask |= 1 << 17
+		}
+	}
+	if f.extended {
+		mask |= 0xfff0000
+		if capMask&iba.PMCapPortCountersXmitWait != 0 {
+			mask |= 1 << 28
+		}
+		if capMask&iba.PMCapQP1Dropped != 0 {
+			mask |= 1 << 29
+		}
+	}
+	for _, p := range each {
+		if f.extended {
+			if err := r.reset(p, mask, "PortCountersExtended", &iba.PortCountersExtended{}); err != nil {
+				return iberror(err, "perf ext reset")
+			}
+		} else if err := r.reset(p, mask, "PortCounters", &iba.PortCounters{}); err != nil {
+			return iberror(err, "perf reset")
+		}
+	}
+	return nil
+}
+
+// query reads a PerfMgt attribute of one port: every PerfMgt attribute
+// perfquery reads has PortSelect in its second byte.
+func (r *perfRun) query(port int, attr iba.Attribute) ([]byte, error) {
+	d := attr.Desc()
+	b := make([]byte, d.Size)
+	b[1] = byte(port)
+	if err := attr.Unmarshal(b); err != nil {
+		return nil, err
+	}
+	if err := r.s.mc.PerformanceGet(r.e.Ctx, r.target, attr, 0); err != nil {
+		return nil, err
+	}
+	if err := attr.MarshalTo(b); err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", d.Name, err)
+	}
+	return b, nil
+}
+
+// record adds an attribute read to the JSON result.
+func (r *perfRun) record(port int, d *iba.Struct, b []byte) (*PerfCounters, error) {
+	var j bytes.Buffer
+	if err := ibaprint.JSON(&j, d, b); err != nil {
+		return nil, err
+	}
+	return &PerfCounters{Port: port, Attribute: d.Name, Data: bytes.TrimSpace(j.Bytes())}, nil
+}
+
+// reset is libibmad's performance_reset_via: a PerformanceSet with
+// PortSelect, CounterSelect the low 16 bits of mask, and CounterSelect2 the
+// bits above (PortCountersExtended's 32-bit one, or the byte at offset 18
+// that is PortCounters' CounterSelect2 for every other attribute, as
+// libibmad writes it). A zero mask selects everything.
+func (r *perfRun) reset(port int, mask uint32, name string, attr iba.Attribute) error {
+	if mask == 0 {
+		mask = math.MaxUint32
+	}
+	d := attr.Desc()
+	b := make([]byte, d.Size)
+	b[1] = byte(port)
+	binary.BigEndian.PutUint16(b[2:], uint16(mask))
+	if _, ext := attr.(*iba.PortCountersExtended); ext {
+		binary.BigEndian.PutUint32(b[4:], mask>>16)
+	} else if len(b) > 18 {
+		b[18] = byte(mask >> 16)
+	}
+	return r.set(port, uint64(mask), name, attr, b)
+}
+
+func (r *perfRun) set(port int, sel uint64, name string, attr iba.Attribute, b []byte) error {
+	if err := attr.Unmarshal(b); err != nil {
+		return err
+	}
+	if err := r.s.mc.PerformanceSet(r.e.Ctx, r.target, attr, 0); err != nil {
+		return err
+	}
+	r.res.Resets = append(r.res.Resets, PerfReset{Port: port, Attribute: name, CounterSelect: sel})
+	return nil
+}
+
+// common is perfquery.c's common_func: query and print one attribute,
+// then reset it (on resetPort, which perfquery takes from its port
+// argument).
+func (r *perfRun) common(port, resetPort int, mask uint32, query, reset bool, name string, newAttr func() iba.Attribute) error {
+	if query {
+		attr := newAttr()
+		b, err := r.query(port, attr)
+		if err != nil {
+			return iberror(err, "cannot query %s", name)
+		}
+		rec, err := r.record(port, attr.Desc(), b)
+		if err != nil {
+			return err
+		}
+		r.res.Counters = append(r.res.Counters, *rec)
+		fmt.Fprintf(&r.out, "# %s counters: %s port %d\n", name, r.res.Target, port)
+		if err := ibaprint.PerfQuery(&r.out, name, b); err != nil {
+			return err
+		}
+	}
+	if reset {
+		if err := r.reset(resetPort, mask, name, newAttr()); err != nil {
+			return iberror(err, "cannot reset %s", name)
+		}
+	}
+	return nil
+}
+
+// extendedSpeeds is -T: PortExtendedSpeedsCounters in the layout the port's
+// FEC mode gives it, then the reset that -r and -R ask for.
+func (r *perfRun) extendedSpeeds(port int, extMask uint64, capMask uint16) error {
+	if !r.f.resetOnly {
+		rsfec, err := r.rsfecActive(port, capMask)
+		if err != nil {
+			return err
+		}
+		name := "PortExtendedSpeedsCounters"
+		if rsfec {
+			name = "PortExtendedSpeedsCounters with RS-FEC Active"
+		}
+		attr := &iba.PortExtendedSpeedsCounters{}
+		b, err := r.query(port, attr)
+		if err != nil {
+			return iberror(err, "cannot query %s", name)
+		}
+		d := attr.Desc()
+		if rsfec {
+			d = (&iba.PortExtendedSpeedsCountersRSFEC{}).Desc()
+		}
+		rec, err := r.record(port, d, b)
+		if err != nil {
+			return err
+		}
+		r.res.Counters = append(r.res.Counters, *rec)
+		fmt.Fprintf(&r.out, "# %s counters: %s port %d\n", name, r.res.Target, port)
+		if err := ibaprint.PortExtendedSpeedsCounters(&r.out, b, rsfec); err != nil {
+			return err
+		}
+	}
+	if r.f.resetOnly || r.f.reset {
+		if extMask == 0 {
+			extMask = math.MaxUint64
+		}
+		attr := &iba.PortExtendedSpeedsCounters{}
+		b := make([]byte, attr.Desc().Size)
+		b[1] = byte(port)
+		binary.BigEndian.PutUint64(b[8:], extMask)
+		if err := r.set(port, extMask, "PortExtendedSpeedsCounters", attr, b); err != nil {
+			return iberror(err, "cannot reset PortExtendedSpeedsCounters")
+		}
+	}
+	return nil
+}
+
+// rsfecActive is perfquery's is_rsfec_mode_active: the PMA has RS-FEC
+// counters and PortInfoExtended says the port runs RS-FEC.
+func (r *perfRun) rsfecActive(port int, capMask uint16) (bool, error) {
+	if capMask&iba.PMCapRSFECCounters == 0 {
+		return false, nil
+	}
+	get := func(a iba.Attribute, mod uint32) error { return r.s.mc.SubnGet(r.e.Ctx, r.smp, a, mod) }
+	ok, err := portInfoExtendedSupported(r.e.Stderr, "perfquery", port, get)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		fmt.Fprintf(r.e.Stderr, "perfquery: Port Info Extended not supported\n")
+		return false, nil
+	}
+	var pie iba.PortInfoExtended
+	if err := get(&pie, uint32(port)); err != nil {
+		return false, iberror(err, "smp query portinfo extended failed")
+	}
+	const fecModeSupported, rsFEC, rsFEC2 = 1, 2, 4
+	return pie.CapabilityMask&fecModeSupported != 0 && (pie.FECModeActive == rsFEC || pie.FECModeActive == rsFEC2), nil
+}
+
+// samplesControl is -c.
+func (r *perfRun) samplesControl(port int) error {
+	attr := &iba.PortSamplesControl{}
+	b, err := r.query(port, attr)
+	if err != nil {
+		return iberror(err, "sampctlquery")
+	}
+	rec, err := r.record(port, attr.Desc(), b)
+	if err != nil {
+		return err
+	}
+	r.res.Counters = append(r.res.Counters, *rec)
+	fmt.Fprintf(&r.out, "# PortSamplesControl: %s port %d\n", r.res.Target, port)
+	return ibaprint.PortSamplesControl(&r.out, b)
+}
+
+// dump is perfquery.c's dump_perfcounters: PortCounters, or
+// PortCountersExtended with -x, of one port, printed or added to sum.
+func (r *perfRun) dump(port int, capMask uint16, capMask2 uint32, aggregate bool, sum *perfSum) error {
+	if !r.f.extended {
+		var pc iba.PortCounters
+		b, err := r.query(port, &pc)
+		if err != nil {
+			return iberror(err, "perfquery")
+		}
+		if capMask&iba.PMCapPortCountersXmitWait == 0 {
+			// PortXmitWait is not counted: perfquery shows 0.
+			pc.PortXmitWait = 0
+			binary.BigEndian.PutUint32(b[40:], 0)
+		}
+		rec, err := r.record(port, pc.Desc(), b)
+		if err != nil {
+			return err
+		}
+		r.res.Counters = append(r.res.Counters, *rec)
+		if aggregate {
+			sum.addBasic(&pc)
+			return nil
+		}
+		fmt.Fprintf(&r.out, "# Port counters: %s port %d (CapMask: 0x%02X)\n", r.res.Target, port, capMask)
+		return ibaprint.PortCounters(&r.out, b, capMask)
+	}
+	if capMask&(iba.PMCapExtendedWidth|iba.PMCapExtendedWidthNoIETF) == 0 {
+		fmt.Fprintf(r.e.Stderr, "perfquery: PerfMgt ClassPortInfo CapMask 0x%02X; No extended counter support indicated\n", capMask)
+	}
+	var pc iba.PortCountersExtended
+	b, err := r.query(port, &pc)
+	if err != nil {
+		return iberror(err, "perfextquery")
+	}
+	rec, err := r.record(port, pc.Desc(), b)
+	if err != nil {
+		return err
+	}
+	r.res.Counters = append(r.res.Counters, *rec)
+	if aggregate {
+		sum.addExt(&pc, capMask, capMask2)
+		return nil
+	}
+	fmt.Fprintf(&r.out, "# Port extended counters: %s port %d (CapMask: 0x%02X CapMask2: 0x%07X)\n", r.res.Target, port, capMask, capMask2)
+	return ibaprint.PortCountersExtended(&r.out, b, capMask, capMask2)
+}
+
+// outputAggregate prints the sum as port 255, as the PMA would have
+// answered PortSelect 0xFF.
+func (r *perfRun) outputAggregate(sum *perfSum, capMask uint16, capMask2 uint32) error {
+	var attr iba.Attribute = &sum.basic
+	if r.f.extended {
+		attr = &sum.ext
+	}
+	d := attr.Desc()
+	b := make([]byte, d.Size)
+	if err := attr.MarshalTo(b); err != nil {
+		return err
+	}
+	rec, err := r.record(allPorts, d, b)
+	if err != nil {
+		return err
+	}
+	r.res.Aggregate = rec
+	if r.f.extended {
+		fmt.Fprintf(&r.out, "# Port extended counters: %s port %d (CapMask: 0x%02X CapMask2: 0x%07X)\n", r.res.Target, allPorts, capMask, capMask2)
+		return ibaprint.PortCountersExtended(&r.out, b, capMask, capMask2)
+	}
+	fmt.Fprintf(&r.out, "# Port counters: %s port %d (CapMask: 0x%02X)\n", r.res.Target, allPorts, capMask)
+	return ibaprint.PortCounters(&r.out, b, capMask)
+}
+
+// perfSum adds counters of several ports as perfquery's AllPortSelect
+// emulation does: each counter saturates at its width (IBA 16.1.3.5: a
+// counter that would overflow stops at all ones), PortSelect becomes 0xFF
+// and the CounterSelects are the last port's.
+type perfSum struct {
+	basic iba.PortCounters
+	ext   iba.PortCountersExtended
+}
+
+// sat adds v to a counter of the given width without wrapping.
+func sat(a, v uint64, bits int) uint64 {
+	limit := uint64(math.MaxUint64)
+	if bits < 64 {
+		limit = 1<<bits - 1
+	}
+	if a+v < a || a+v > limit {
+		return limit
+	}
+	return a + v
+}
+
+func (s *perfSum) addBasic(pc *iba.PortCounters) {
+	t := &s.basic
+	t.PortSelect = allPorts
+	t.CounterSelect = pc.CounterSelect
+	t.CounterSelect2 = pc.CounterSelect2
+	t.SymbolErrorCounter = uint16(sat(uint64(t.SymbolErrorCounter), uint64(pc.SymbolErrorCounter), 16))
+	t.LinkErrorRecoveryCounter = uint8(sat(uint64(t.LinkErrorRecoveryCounter), uint64(pc.LinkErrorRecoveryCounter), 8))
+	t.LinkDownedCounter = uint8(sat(uint64(t.LinkDownedCounter), uint64(pc.LinkDownedCounter), 8))
+	t.PortRcvErrors = uint16(sat(uint64(t.PortRcvErrors), uint64(pc.PortRcvErrors), 16))
+	t.PortRcvRemotePhysicalErrors = uint16(sat(uint64(t.PortRcvRemotePhysicalErrors), uint64(pc.PortRcvRemotePhysicalErrors), 16))
+	t.PortRcvSwitchRelayErrors = uint16(sat(uint64(t.PortRcvSwitchRelayErrors), uint64(pc.PortRcvSwitchRelayErrors), 16))
+	t.PortXmitDiscards = uint16(sat(uint64(t.PortXmitDiscards), uint64(pc.PortXmitDiscards), 16))
+	t.PortXmitConstraintErrors = uint8(sat(uint64(t.PortXmitConstraintErrors), uint64(pc.PortXmitConstraintErrors), 8))
+	t.PortRcvConstraintErrors = uint8(sat(uint64(t.PortRcvConstraintErrors), uint64(pc.PortRcvConstraintErrors), 8))
+	t.LocalLinkIntegrityErrors = uint8(sat(uint64(t.LocalLinkIntegrityErrors), uint64(pc.LocalLinkIntegrityErrors), 4))
+	t.ExcessiveBufferOverrunErrors = uint8(sat(uint64(t.ExcessiveBufferOverrunErrors), uint64(pc.ExcessiveBufferOverrunErrors), 4))
+	t.QP1Dropped = uint16(sat(uint64(t.QP1Dropped), uint64(pc.QP1Dropped), 16))
+	t.VL15Dropped = uint16(sat(uint64(t.VL15Dropped), uint64(pc.VL15Dropped), 16))
+	t.PortXmitData = uint32(sat(uint64(t.PortXmitData), uint64(pc.PortXmitData), 32))
+	t.PortRcvData = uint32(sat(uint64(t.PortRcvData), uint64(pc.PortRcvData), 32))
+	t.PortXmitPkts = uint32(sat(uint64(t.PortXmitPkts), uint64(pc.PortXmitPkts), 32))
+	t.PortRcvPkts = uint32(sat(uint64(t.PortRcvPkts), uint64(pc.PortRcvPkts), 32))
+	t.PortXmitWait = uint32(sat(uint64(t.PortXmitWait), uint64(pc.PortXmitWait), 32))
+}
+
+func (s *perfSum) addExt(pc *iba.PortCountersExtended, capMask uint16, capMask2 uint32) {
+	t := &s.ext
+	add := func(a *uint64, v uint64) { *a = sat(*a, v, 64) }
+	t.PortSelect = allPorts
+	t.CounterSelect = pc.CounterSelect
+	add(&t.PortXmitData, pc.PortXmitData)
+	add(&t.PortRcvData, pc.PortRcvData)
+	add(&t.PortXmitPkts, pc.PortXmitPkts)
+	add(&t.PortRcvPkts, pc.PortRcvPkts)
+	if capMask&iba.PMCapExtendedWidth != 0 {
+		add(&t.PortUnicastXmitPkts, pc.PortUnicastXmitPkts)
+		add(&t.PortUnicastRcvPkts, pc.PortUnicastRcvPkts)
+		add(&t.PortMulticastXmitPkts, pc.PortMulticastXmitPkts)
+		add(&t.PortMulticastRcvPkts, pc.PortMulticastRcvPkts)
+	}
+	if capMask2&iba.PMCap2AdditionalPortCountersExtended != 0 {
+		t.CounterSelect2 = pc.CounterSelect2
+		add(&t.SymbolErrorCounter, pc.SymbolErrorCounter)
+		add(&t.LinkErrorRecoveryCounter, pc.LinkErrorRecoveryCounter)
+		add(&t.LinkDownedCounter, pc.LinkDownedCounter)
+		add(&t.PortRcvErrors, pc.PortRcvErrors)
+		add(&t.PortRcvRemotePhysicalErrors, pc.PortRcvRemotePhysicalErrors)
+		add(&t.PortRcvSwitchRelayErrors, pc.PortRcvSwitchRelayErrors)
+		add(&t.PortXmitDiscards, pc.PortXmitDiscards)
+		add(&t.PortXmitConstraintErrors, pc.PortXmitConstraintErrors)
+		add(&t.PortRcvConstraintErrors, pc.PortRcvConstraintErrors)
+		add(&t.LocalLinkIntegrityErrors, pc.LocalLinkIntegrityErrors)
+		add(&t.ExcessiveBufferOverrunErrors, pc.ExcessiveBufferOverrunErrors)
+		add(&t.VL15Dropped, pc.VL15Dropped)
+		add(&t.PortXmitWait, pc.PortXmitWait)
+		add(&t.QP1Dropped, pc.QP1Dropped)
+	}
+}

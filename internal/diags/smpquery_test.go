@@ -1,0 +1,355 @@
+package diags
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/internal/testbed"
+)
+
+// liveHost is the node both the C tools and ours attach to; OpenSM runs on
+// H-1.
+const liveHost = "H-2"
+
+// live is floor 3 for smpquery and perfquery: ibsim with OpenSM on a
+// generated fat tree, and the way to run the C tool and ours on it.
+type live struct {
+	f   *testbed.Fabric
+	sim *testbed.IBSim
+	dr  map[string]string // node -> DR path from liveHost
+	lid map[string]int    // node -> LID (a CA's port 1)
+}
+
+// startLive brings up a 2-leaf, 1-spine fat tree with dual-port HCAs:
+// 4x QDR host links, 12x EDR uplinks, and one host link degraded to 1x SDR,
+// so the widths and speeds that PortInfo shows vary.
+func startLive(t *testing.T) *live {
+	t.Helper()
+	testbed.Require(t)
+	f, err := testbed.FatTree{Leaves: 2, Spines: 1, HCAsPerLeaf: 2, DualPortHCAs: true,
+		UplinkWidth: testbed.Width12x, UplinkSpeed: testbed.EDR}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := f.LinkAt("H-4", 2)
+	l.A.Width, l.A.Speed = testbed.Width1x, testbed.SDR
+	l.B.Width, l.B.Speed = testbed.Width1x, testbed.SDR
+	topo, err := f.Topology()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := testbed.StartIBSim(t, topo)
+	testbed.StartOpenSM(t, sim, testbed.HCAName(1))
+	t.Setenv("IBSIM_SOCKNAME", sim.SockName)
+	lv := &live{f: f, sim: sim, dr: drRoutes(f, liveHost), lid: map[string]int{}}
+	lidLine := regexp.MustCompile(`(?m)^Lid:\.+(\d+)$`)
+	for name, path := range lv.dr {
+		out, errOut, code := testbed.RunC(t, sim, liveHost, "smpquery", "-D", "portinfo", path)
+		m := lidLine.FindStringSubmatch(out)
+		if code != 0 || m == nil {
+			t.Fatalf("LID of %s: exit %d\n%s%s", name, code, out, errOut)
+		}
+		lv.lid[name], _ = strconv.Atoi(m[1])
+	}
+	return lv
+}
+
+// drRoutes finds a directed route from start (through its port 1) to every
+// node.
+func drRoutes(f *testbed.Fabric, start string) map[string]string {
+	paths := map[string]string{start: "0"}
+	var queue []string
+	if peer, _, ok := f.Peer(start, 1); ok {
+		paths[peer] = "0,1"
+		queue = append(queue, peer)
+	}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for p := 1; p <= f.Node(n).Ports; p++ {
+			peer, _, ok := f.Peer(n, p)
+			if _, seen := paths[peer]; !ok || seen {
+				continue
+			}
+			paths[peer] = paths[n] + "," + strconv.Itoa(p)
+			if f.Node(peer).Type == testbed.Switch {
+				queue = append(queue, peer)
+			}
+		}
+	}
+	return paths
+}
+
+// ours runs our tool in-process on the live fabric.
+func (l *live) ours(t *testing.T, tool string, args ...string) (string, string, int) {
+	t.Helper()
+	return run(t, "", append([]string{"ibtool", "--fabric", "ibsim:" + liveHost, tool}, args...)...)
+}
+
+// c runs the C tool on the live fabric.
+func (l *live) c(t *testing.T, tool string, args ...string) (string, string, int) {
+	t.Helper()
+	return testbed.RunC(t, l.sim, liveHost, append([]string{tool}, args...)...)
+}
+
+var ibErrorLine = regexp.MustCompile(`(?m)^\S+: iberror: (?:\[pid \d+\] \S+: )?failed: (.*)$`)
+
+// compare runs the C tool and ours with the same arguments and diffs
+// stdout and the exit status. When the C tool fails, it prints its
+// "iberror: failed: MSG" line on stdout where ours prints on stderr: then
+// MSG must appear in ours' stderr (the loose comparison), and only the
+// output before that line must match.
+func (l *live) compare(t *testing.T, tool string, args ...string) {
+	t.Helper()
+	l.compareAll(t, tool, [][]string{args})
+}
+
+// compareAll is compare for many argument lists: the C tools run a few at
+// a time (they start slowly under libumad2sim; ibsim takes 10 clients at
+// once) while ours run in turn, then all are checked in order.
+func (l *live) compareAll(t *testing.T, tool string, cases [][]string) {
+	t.Helper()
+	type result struct {
+		cOut, cErr, out, errOut string
+		cCode, code             int
+		err                     error
+	}
+	res := make([]result, len(cases))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, args := range cases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ctx, cancel := context.WithTimeout(context.Background(), testbed.RunCTimeout)
+			defer cancel()
+			r := &res[i]
+			r.cOut, r.cErr, r.cCode, r.err = testbed.RunCContext(ctx, l.sim, liveHost, append([]string{tool}, args...)...)
+		}()
+	}
+	// Ours run in-process and fast, one after the other.
+	for i, args := range cases {
+		r := &res[i]
+		r.out, r.errOut, r.code = l.ours(t, tool, args...)
+	}
+	wg.Wait()
+	for i, r := range res {
+		if r.err != nil {
+			t.Errorf("%s %v: the C tool: %v", tool, cases[i], r.err)
+			continue
+		}
+		l.check(t, tool, cases[i], r.cOut, r.cErr, r.cCode, r.out, r.errOut, r.code, nil)
+	}
+}
+
+func (l *live) check(t *testing.T, tool string, args []string, cOut, cErr string, cCode int, out, errOut string, code int, same func(c, ours string) bool) {
+	t.Helper()
+	what := tool + " " + strings.Join(args, " ")
+	if code != cCode {
+		t.Errorf("%s: exit %d, the C tool's %d\nours:\n%s%s\nC:\n%s%s", what, code, cCode, out, errOut, cOut, cErr)
+		return
+	}
+	if m := ibErrorLine.FindStringSubmatchIndex(cOut); m != nil {
+		msg := cOut[m[2]:m[3]]
+		if !strings.Contains(errOut, msg) {
+			t.Errorf("%s: our error %q does not say the C tool's %q", what, errOut, msg)
+		}
+		cOut = cOut[:m[0]]
+	}
+	if same == nil {
+		same = func(c, o string) bool { return c == o }
+	}
+	if !same(cOut, out) {
+		t.Errorf("%s: ours differs from the C tool's\n--- C\n%s--- ours\n%s", what, cOut, out)
+	}
+}
+
+// TestSMPQueryLive compares every smpquery op with the C smpquery on the
+// same ibsim fabric, by LID and by directed route, on every node and port,
+// and the C tool's errors and exit statuses on bad input.
+func TestSMPQueryLive(t *testing.T) {
+	l := startLive(t)
+	// A generous timeout: the machine may be loaded, and a slow reply must
+	// not read as a failure of one side only.
+	to := []string{"-t", "3000"}
+	var cases [][]string
+	add := func(args ...string) { cases = append(cases, append(append([]string{}, to...), args...)) }
+	for _, n := range l.f.Nodes {
+		lid := strconv.Itoa(l.lid[n.Name])
+		dr := l.dr[n.Name]
+		add("nodeinfo", lid)
+		add("-D", "NI", dr)
+		add("nodedesc", lid)
+		add("-D", "ND", dr)
+		add("guidinfo", lid)
+		add("pkeys", lid)
+		add("sl2vl", lid)
+		add("vlarb", lid)
+		add("portinfo", lid)
+		if n.Type == testbed.Switch {
+			add("switchinfo", lid)
+			add("-D", "SI", dr)
+			// Port 0, and the last port (an uplink).
+			for _, p := range []string{"0", strconv.Itoa(n.Ports)} {
+				add("portinfo", lid, p)
+				add("PKeyTable", lid, p)
+				add("SL2VLTable", lid, p)
+				add("VLArbitration", lid, p)
+				add("MEPI", lid, p)
+			}
+		} else {
+			add("SI", lid) // a CA has no SwitchInfo: the C tool's failure
+			add("-D", "PortInfo", dr, "2")
+			add("mlnxextportinfo", lid, "2")
+		}
+	}
+	sw, ca := strconv.Itoa(l.lid["S-leaf-1"]), strconv.Itoa(l.lid["H-3"])
+	add("-D", "PIE", l.dr["H-3"])
+	add("PortInfoExtended", sw, "1")
+	add("-K", "portinfo", ca, "1")
+	add("-x", "portinfo", sw, "5")
+	add("-L", "NodeInfo", sw)
+	add("-G", "nodeinfo", fmt.Sprintf("0x%016x", uint64(l.f.Node("H-3").PortGUID(1))))
+	add("-G", "portinfo", fmt.Sprintf("0x%016x", uint64(l.f.Node("H-4").PortGUID(2))), "2")
+	add("-D", "portinfo", "0,", "1")
+	add("-D", "pkeys", "0,1", "3")
+	add("-D", "vlarb", "0,1", "0")
+	add("pkeys", sw, "9") // invalid port number
+	add("sl2vl", ca, "3") // invalid port number
+	add("SL2VL", sw, "2") // every input port to output 2
+	l.compareAll(t, "smpquery", cases)
+
+	t.Run("node-name-map", func(t *testing.T) {
+		m := filepath.Join(t.TempDir(), "names")
+		text := fmt.Sprintf("# a map\n0x%016x \"first host\"\n%#x  leaf one # comment\n", uint64(l.f.Node("H-1").GUID), uint64(l.f.Node("S-leaf-1").GUID))
+		if err := os.WriteFile(m, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var cases [][]string
+		for _, n := range []string{"H-1", "S-leaf-1", "H-3"} {
+			cases = append(cases, []string{"--node-name-map", m, "nodedesc", strconv.Itoa(l.lid[n])})
+		}
+		l.compareAll(t, "smpquery", cases)
+	})
+	t.Run("sa", func(t *testing.T) {
+		// python-rdma's --sa answers from the SA's records: the same text
+		// as the SMPs give. (ibsim cuts multi-record SA tables, so the
+		// ops that need a GetTable are left to the simulator floor.)
+		for _, args := range [][]string{{"nodeinfo", ca}, {"nodeinfo", sw}, {"nodedesc", ca}, {"switchinfo", sw}} {
+			cOut, cErr, cCode := l.c(t, "smpquery", args...)
+			out, errOut, code := l.ours(t, "smpquery", append([]string{"--sa"}, args...)...)
+			l.check(t, "smpquery --sa", args, cOut, cErr, cCode, out, errOut, code, nil)
+		}
+	})
+	t.Run("bad-input", func(t *testing.T) {
+		long := "0" + strings.Repeat(",1", 70)
+		l.compareAll(t, "smpquery", [][]string{
+			{"frobnicate", sw},                         // unknown op: 255
+			{"nodeinfo"},                               // no target: usage, 2
+			{"nodeinfo", "0xzz"},                       // not a LID: 255
+			{"-D", "nodeinfo", long},                   // DR path too long: 255
+			{"-t", "100", "nodeinfo", "200"},           // no such LID: 255, at once
+			{"-t", "100", "-D", "nodeinfo", "0,1,9"},   // a port with no link
+			{"-c", "-t", "100", "nodeinfo", sw, "0,1"}, // combined route: ibsim drops it
+		})
+		_, errOut, code := l.ours(t, "smpquery", "-t", "100", "nodeinfo", "200")
+		if code != 255 || !strings.Contains(errOut, "DLID=200") || !strings.Contains(errOut, "timed out") {
+			t.Errorf("unreachable LID: exit %d, stderr %q does not name the target", code, errOut)
+		}
+	})
+}
+
+// TestSMPQueryJSON keeps the JSON of a few ops on the live fabric, by
+// directed route so that no LID the SM chose appears in it.
+func TestSMPQueryJSON(t *testing.T) {
+	l := startLive(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"nodeinfo", []string{"-D", "nodeinfo", "0,1"}},
+		{"nodedesc", []string{"-D", "nodedesc", "0,1,5"}},
+		{"switchinfo", []string{"-D", "switchinfo", "0,1,5"}},
+		{"pkeys", []string{"-D", "pkeys", "0,1,5,2", "1"}},
+		{"sl2vl", []string{"-D", "sl2vl", "0,1,5"}},
+		{"mlnxextportinfo", []string{"-D", "MEPI", "0,1", "3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := l.ours(t, "smpquery", append([]string{"--json"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var doc struct {
+				Version int
+				Command string
+				Result  SMPQueryResult
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Command != "smpquery" || len(doc.Result.Attributes) == 0 {
+				t.Fatalf("bad document (%v):\n%s", err, out)
+			}
+			golden(t, tc.name, out)
+		})
+	}
+}
+
+func TestSMPQueryCStrtoul(t *testing.T) {
+	for in, want := range map[string]uint64{
+		"12": 12, "0x1f": 31, "0X1F": 31, "010": 8, "0": 0, "": 0, "abc": 0, "7abc": 7,
+		"  42": 42, "0x": 0, "09": 0, "+5": 5,
+	} {
+		if got := cStrtoul(in); got != want {
+			t.Errorf("cStrtoul(%q) = %d, want %d", in, got, want)
+		}
+	}
+	if got := cPort("-1"); got != -1 {
+		t.Errorf("cPort(-1) = %d", got)
+	}
+}
+
+func TestSMPQueryNodeNameMap(t *testing.T) {
+	m, bad := parseNodeNameMap(strings.NewReader("# c\n\n0x10 \"a b\"\n  0x20 plain # c\n0x10 dup\n0x30\t\"q\" # x\n"))
+	if bad != "" {
+		t.Fatalf("bad line %q", bad)
+	}
+	want := map[iba.GUID]string{0x10: "a b", 0x20: "plain ", 0x30: "q"}
+	if len(m) != len(want) {
+		t.Fatalf("map %q, want %q", m, want)
+	}
+	for g, n := range want {
+		if m[g] != n {
+			t.Errorf("GUID %v: %q, want %q", g, m[g], n)
+		}
+	}
+	if _, bad := parseNodeNameMap(strings.NewReader("0x10 ok\nnot-a-guid x\n")); bad != "not-a-guid x" {
+		t.Errorf("bad line %q", bad)
+	}
+}
+
+func TestSMPQueryUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"smpquery"}, 2},
+		{[]string{"smpquery", "nodeinfo"}, 2},
+		{[]string{"smpquery", "-c", "nodeinfo", "3"}, 2},
+		{[]string{"smpquery", "--no-such-flag", "ni", "1"}, 2},
+		{[]string{"smpquery", "bogus", "1"}, 255},
+	} {
+		_, errOut, code := run(t, "", append([]string{"ibtool", "--fabric", "ibsim:nowhere"}, tc.args...)...)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.code, errOut)
+		}
+	}
+}
