@@ -112,18 +112,23 @@ func isFlagError(err error) bool {
 	return false
 }
 
-// describeError prints the error chain: the summary at verbosity 0, every
-// wrapped layer on its own line from -v on.
+// describeError prints the error chain: the summary at verbosity 0; from
+// -v on, each wrapping layer's own words on a line, innermost last.
 func describeError(err error, verbose int) string {
 	if verbose == 0 {
 		return err.Error()
 	}
-	var b strings.Builder
-	b.WriteString(err.Error())
-	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(u) {
-		fmt.Fprintf(&b, "\n  + %v", u)
+	var lines []string
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		msg := e.Error()
+		if inner := errors.Unwrap(e); inner != nil {
+			msg = strings.TrimSuffix(strings.TrimSuffix(msg, inner.Error()), ": ")
+		}
+		if msg != "" {
+			lines = append(lines, msg)
+		}
 	}
-	return b.String()
+	return strings.Join(lines, "\n  + ")
 }
 
 func lookup(name string) (command, bool) {
