@@ -1,0 +1,527 @@
+package ibsimserver
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/sim"
+)
+
+// Config says where a Server listens.
+type Config struct {
+	// SockName is the base of the abstract unix socket names, as
+	// IBSIM_SOCKNAME gives it; "sim" (ibsim's default) when empty.
+	SockName string
+	// Inet serves over UDP on Addr (host:port, ":7070" when empty)
+	// instead, as ibsim -r does; client slot i then uses port+1+i.
+	Inet bool
+	Addr string
+	// MaxClients bounds the client slots (64 when 0; ibsim has 10).
+	MaxClients int
+}
+
+// Server serves a fabric over ibsim's protocol.
+type Server struct {
+	f    *sim.Fabric
+	cfg  Config
+	base string
+	port int // inet control port
+	ctl  net.PacketConn
+
+	mu      sync.Mutex
+	clients []*client
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+type client struct {
+	s      *Server
+	slot   int
+	node   string
+	port   int
+	issm   bool
+	conn   net.Conn
+	data   *sim.Attachment
+	ctl    *sim.Attachment
+	ctlAg  int
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	agents map[uint8]int
+}
+
+// Listen opens the control socket. Serve then answers clients.
+func Listen(f *sim.Fabric, cfg Config) (*Server, error) {
+	if cfg.MaxClients <= 0 {
+		cfg.MaxClients = 64
+	}
+	s := &Server{f: f, cfg: cfg, base: cfg.SockName, clients: make([]*client, cfg.MaxClients)}
+	if s.base == "" {
+		s.base = "sim"
+	}
+	var err error
+	if cfg.Inet {
+		addr := cfg.Addr
+		if addr == "" {
+			addr = ":7070"
+		}
+		var ua *net.UDPAddr
+		if ua, err = net.ResolveUDPAddr("udp", addr); err != nil {
+			return nil, fmt.Errorf("ibsim server: %w", err)
+		}
+		var c *net.UDPConn
+		if c, err = net.ListenUDP("udp", ua); err != nil {
+			return nil, fmt.Errorf("ibsim server: %w", err)
+		}
+		s.ctl, s.port = c, c.LocalAddr().(*net.UDPAddr).Port
+	} else {
+		if s.ctl, err = net.ListenUnixgram("unixgram", s.unixAddr("ctl")); err != nil {
+			return nil, fmt.Errorf("ibsim server: listening on @%s:ctl: %w", s.base, err)
+		}
+	}
+	return s, nil
+}
+
+// unixAddr names an abstract socket with the trailing NUL that ibsim and
+// libumad2sim count in the address length.
+func (s *Server) unixAddr(suffix string) *net.UnixAddr {
+	return &net.UnixAddr{Name: "@" + s.base + ":" + suffix + "\x00", Net: "unixgram"}
+}
+
+// Addr is the control address: the UDP address in inet mode, the abstract
+// socket name otherwise.
+func (s *Server) Addr() net.Addr { return s.ctl.LocalAddr() }
+
+// Serve answers control messages until ctx ends or Close is called.
+func (s *Server) Serve(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() { s.Close() })
+	defer stop()
+	buf := make([]byte, 512)
+	out := make([]byte, ctlSize)
+	for {
+		n, from, err := s.ctl.ReadFrom(buf)
+		if err != nil {
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return nil
+			}
+			return fmt.Errorf("ibsim server: reading control messages: %w", err)
+		}
+		m, ok := parseCtl(buf[:n])
+		if !ok {
+			continue // not ours: ibsim ignores it too
+		}
+		reply := s.control(ctx, m, from)
+		s.ctl.WriteTo(reply.marshal(out), replyAddr(from))
+	}
+}
+
+// replyAddr restores the trailing NUL of an abstract socket name: the
+// clients' names carry one (ibsim counts it in the address length), but
+// Go's address conversion ends names at the first NUL.
+func replyAddr(a net.Addr) net.Addr {
+	if u, ok := a.(*net.UnixAddr); ok && strings.HasPrefix(u.Name, "@") && !strings.HasSuffix(u.Name, "\x00") {
+		return &net.UnixAddr{Name: u.Name + "\x00", Net: u.Net}
+	}
+	return a
+}
+
+// Close stops the server and disconnects every client.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	cs := append([]*client(nil), s.clients...)
+	s.mu.Unlock()
+	err := s.ctl.Close()
+	for _, c := range cs {
+		if c != nil {
+			c.close()
+		}
+	}
+	s.wg.Wait()
+	return err
+}
+
+func (s *Server) control(ctx context.Context, m ctlMsg, from net.Addr) ctlMsg {
+	reply := ctlMsg{clientID: m.clientID, typ: m.typ, length: m.length}
+	fail := ctlMsg{clientID: m.clientID, typ: ctlError}
+	if m.typ == ctlConnect {
+		c, err := s.connect(ctx, m, from)
+		if err != nil {
+			return fail
+		}
+		binary.LittleEndian.PutUint32(reply.data[0:], uint32(c.slot))
+		copy(reply.data[infoNodeID:infoNodeID+nodeIDLen-1], c.node)
+		reply.clientID = uint32(c.slot)
+		return reply
+	}
+	s.mu.Lock()
+	var c *client
+	if int(m.clientID) < len(s.clients) {
+		c = s.clients[m.clientID]
+	}
+	s.mu.Unlock()
+	if c == nil {
+		return fail
+	}
+	var data []byte
+	var err error
+	switch m.typ {
+	case ctlDisconnect:
+		c.close()
+		return reply
+	case ctlGetPort:
+		var pi iba.PortInfo
+		if err = c.get(&pi, 0); err == nil {
+			binary.LittleEndian.PutUint16(reply.data[0:], pi.LID)
+			reply.data[2] = uint8(pi.PortState)
+		}
+	case ctlGetVendor:
+		var ni iba.NodeInfo
+		if err = c.get(&ni, 0); err == nil {
+			binary.LittleEndian.PutUint32(reply.data[0:], ni.VendorID)
+			binary.LittleEndian.PutUint32(reply.data[4:], uint32(ni.DeviceID))
+			binary.LittleEndian.PutUint32(reply.data[8:], ni.Revision)
+			binary.LittleEndian.PutUint64(reply.data[16:], 1)
+		}
+	case ctlGetGID:
+		var pi iba.PortInfo
+		var ni iba.NodeInfo
+		if err = c.get(&pi, 0); err == nil {
+			err = c.get(&ni, 0)
+		}
+		// ibsim's quirk: the prefix in wire order, then the node GUID in
+		// host order.
+		binary.BigEndian.PutUint64(reply.data[0:], pi.GIDPrefix)
+		binary.LittleEndian.PutUint64(reply.data[8:], uint64(ni.NodeGUID))
+	case ctlGetGUID:
+		var ni iba.NodeInfo
+		if err = c.get(&ni, 0); err == nil {
+			binary.LittleEndian.PutUint64(reply.data[0:], uint64(ni.NodeGUID))
+		}
+	case ctlGetNodeInfo:
+		data, err = c.raw(0x11, 0)
+	case ctlGetPortInfo:
+		mod := uint32(m.data[0])
+		if mod == 0 {
+			mod = uint32(c.port)
+		}
+		data, err = c.raw(0x15, mod)
+	case ctlSetISSM:
+		on := binary.LittleEndian.Uint32(m.data[:]) != 0
+		if err = c.setISSM(on); err == nil {
+			reply.length = 0
+		}
+	case ctlGetPKeys:
+		data, err = c.raw(0x16, 0) // block 0 of the client's own port
+	default:
+		return fail
+	}
+	if err != nil {
+		return fail
+	}
+	copy(reply.data[:], data)
+	return reply
+}
+
+func (s *Server) connect(ctx context.Context, m ctlMsg, from net.Addr) (*client, error) {
+	id := binary.LittleEndian.Uint32(m.data[0:])
+	issm := binary.LittleEndian.Uint32(m.data[8:]) != 0
+	want := nodeID(m.data[:])
+	var node string
+	var port int
+	if want == "" {
+		node, port = s.f.DefaultNode()
+	} else {
+		var ok bool
+		if node, port, ok = s.f.FindNode(want); !ok {
+			return nil, fmt.Errorf("no node %q", want)
+		}
+	}
+	s.mu.Lock()
+	slot := -1
+	for i, c := range s.clients {
+		if c == nil && slot < 0 {
+			slot = i
+		}
+		if c != nil && issm && c.issm && c.node == node {
+			s.mu.Unlock()
+			return nil, errors.New("node has an issm client already")
+		}
+	}
+	if slot < 0 || s.closed {
+		s.mu.Unlock()
+		return nil, errors.New("no free client slot")
+	}
+	c := &client{s: s, slot: slot, node: node, port: port, agents: map[uint8]int{}}
+	s.clients[slot] = c // reserved while the sockets open
+	s.mu.Unlock()
+	err := c.open(ctx, id, from)
+	if err == nil && issm {
+		err = c.setISSM(true)
+	}
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *client) open(ctx context.Context, id uint32, from net.Addr) error {
+	s := c.s
+	var conn net.Conn
+	var err error
+	if s.cfg.Inet {
+		ua, ok := from.(*net.UDPAddr)
+		if !ok {
+			return errors.New("CONNECT from a non-UDP address")
+		}
+		laddr := &net.UDPAddr{Port: s.port + 1 + c.slot}
+		var u *net.UDPConn
+		if u, err = net.DialUDP("udp", laddr, &net.UDPAddr{IP: ua.IP, Port: int(id)}); err == nil {
+			conn = u
+		}
+	} else {
+		var u *net.UnixConn
+		if u, err = net.DialUnix("unixgram", s.unixAddr("out"+strconv.Itoa(c.slot)), s.unixAddr("in"+strconv.Itoa(int(id)))); err == nil {
+			conn = u
+		}
+	}
+	if err != nil {
+		// ibsim dies here; refusing the client is enough.
+		return fmt.Errorf("connecting to the client's data socket: %w", err)
+	}
+	c.conn = conn
+	t, err := s.f.Attach(c.node, c.port)
+	if err != nil {
+		return err
+	}
+	c.data = t.(*sim.Attachment)
+	t, err = s.f.Attach(c.node, c.port)
+	if err != nil {
+		return err
+	}
+	c.ctl = t.(*sim.Attachment)
+	if c.ctlAg, err = c.ctl.Register(mad.AgentSpec{Class: 0x81, ClassVersion: 1}); err != nil {
+		return err
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	s.wg.Add(2)
+	go c.fromClient()
+	go c.toClient(cctx)
+	return nil
+}
+
+func (c *client) close() {
+	s := c.s
+	s.mu.Lock()
+	if s.clients[c.slot] == c {
+		s.clients[c.slot] = nil
+	}
+	s.mu.Unlock()
+	if c.cancel != nil {
+		c.cancel()
+	}
+	if c.conn != nil {
+		c.conn.Close()
+	}
+	if c.data != nil {
+		c.data.Close()
+	}
+	if c.ctl != nil {
+		c.ctl.Close()
+	}
+}
+
+// get reads an attribute of the client's own port through its SMA: a
+// directed-route SMP of zero hops.
+func (c *client) get(a iba.Attribute, mod uint32) error {
+	b, err := c.raw(a.Desc().AttrID, mod)
+	if err != nil {
+		return err
+	}
+	return a.Unmarshal(b)
+}
+
+var tidSeq struct {
+	sync.Mutex
+	n uint32
+}
+
+func (c *client) raw(attr uint16, mod uint32) ([]byte, error) {
+	b := make([]byte, mad.Size)
+	b[0], b[1], b[2], b[3] = 1, 0x81, 1, 1
+	tidSeq.Lock()
+	tidSeq.n++
+	binary.BigEndian.PutUint32(b[12:], tidSeq.n)
+	tidSeq.Unlock()
+	binary.BigEndian.PutUint16(b[16:], attr)
+	binary.BigEndian.PutUint32(b[20:], mod)
+	binary.BigEndian.PutUint16(b[32:], sim.LIDPermissive)
+	binary.BigEndian.PutUint16(b[34:], sim.LIDPermissive)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := c.ctl.Send(ctx, &mad.Packet{Agent: c.ctlAg, Addr: mad.Addr{LID: sim.LIDPermissive}, MAD: b}); err != nil {
+		return nil, err
+	}
+	for {
+		p, err := c.ctl.Recv(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if binary.BigEndian.Uint32(p.MAD[12:]) != binary.BigEndian.Uint32(b[12:]) {
+			continue
+		}
+		if st := binary.BigEndian.Uint16(p.MAD[4:]) & 0x7FFF; st != 0 {
+			return nil, fmt.Errorf("SubnGet 0x%04x: status %#x", attr, st)
+		}
+		return p.MAD[64:128], nil
+	}
+}
+
+// serverClasses are the classes whose requests go to an issm client, as
+// ibsim forwards every request its SMA and PMA do not answer: SMInfo and
+// traps, the SA, and the GS classes of the diags' servers.
+var serverClasses = func() []uint8 {
+	c := []uint8{0x01, 0x81, 0x03, 0x05, 0x06, 0x07, 0x08, 0x21}
+	for x := uint8(0x09); x <= 0x0F; x++ {
+		c = append(c, x)
+	}
+	for x := uint8(0x30); x <= 0x4F; x++ {
+		c = append(c, x)
+	}
+	return c
+}()
+
+var requestMethods = []uint8{0x01, 0x02, 0x03, 0x05, 0x06, 0x12, 0x13, 0x14, 0x15}
+
+func (c *client) setISSM(on bool) error {
+	c.data.SetIsSM(on)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if on && !c.issm {
+		for _, cl := range serverClasses {
+			if _, err := c.data.Register(mad.AgentSpec{Class: cl, ClassVersion: 1, Methods: requestMethods}); err != nil {
+				return err
+			}
+			if cl == 0x03 {
+				// SA class version 2.
+				if _, err := c.data.Register(mad.AgentSpec{Class: cl, ClassVersion: 2, Methods: requestMethods}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	// Server agents stay registered after SET_ISSM 0: the transport has no
+	// way to drop single agents, and OpenSM clears the bit only on exit.
+	c.issm = c.issm || on
+	return nil
+}
+
+func (c *client) agent(class, version uint8) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id, ok := c.agents[class]; ok {
+		return id, nil
+	}
+	id, err := c.data.Register(mad.AgentSpec{Class: class, ClassVersion: version})
+	if err != nil {
+		return 0, err
+	}
+	c.agents[class] = id
+	return id, nil
+}
+
+// fromClient carries the client's MADs into the fabric, bouncing those the
+// fabric drops with status 110 as ibsim does (libibnetdisc waits for every
+// reply without a timer of its own).
+func (c *client) fromClient() {
+	defer c.s.wg.Done()
+	defer c.close()
+	buf := make([]byte, 512)
+	for {
+		n, err := c.conn.Read(buf)
+		if err != nil {
+			return
+		}
+		if n != reqSize {
+			continue
+		}
+		r := parseRequest(buf)
+		b := buf[reqMAD:reqSize]
+		if b[0] != 1 {
+			c.bounce(buf, r)
+			continue
+		}
+		ag, err := c.agent(b[1], b[2])
+		if err != nil {
+			c.bounce(buf, r)
+			continue
+		}
+		addr := mad.Addr{LID: r.dlid, QPN: r.dqp}
+		if r.dqp != 0 {
+			addr.QKey = mad.QP1QKey
+		}
+		ok, err := c.data.SendChecked(context.Background(), &mad.Packet{Agent: ag, Addr: addr, MAD: b})
+		if errors.Is(err, mad.ErrClosed) {
+			return
+		}
+		method := b[3]
+		if (err != nil || !ok) && method&0x80 == 0 && method != 0x07 {
+			c.bounce(buf, r)
+		}
+	}
+}
+
+func (c *client) bounce(buf []byte, r request) {
+	if r.slid == 0 {
+		if lp, err := c.data.LocalPort(context.Background()); err == nil {
+			r.slid = lp.LID
+		}
+	}
+	r.status = statusTimed
+	r.marshal(buf)
+	c.conn.Write(buf[:reqSize])
+}
+
+// toClient writes the fabric's MADs for the client to its data socket.
+func (c *client) toClient(ctx context.Context) {
+	defer c.s.wg.Done()
+	out := make([]byte, reqSize)
+	for {
+		p, err := c.data.Recv(ctx)
+		if err != nil {
+			return
+		}
+		lp, _ := c.data.LocalPort(ctx)
+		r := request{dlid: lp.LID, slid: p.Addr.LID, dqp: 1, sqp: p.Addr.QPN}
+		if cl := p.MAD[1]; cl == 0x01 || cl == 0x81 {
+			r.dqp = 0
+		}
+		r.marshal(out)
+		copy(out[reqMAD:], p.MAD)
+		if _, err := c.conn.Write(out); err != nil {
+			// The client is gone (ibsim frees the slot the same way).
+			c.close()
+			return
+		}
+	}
+}
