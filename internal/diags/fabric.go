@@ -4,11 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/rdmakit/rdmakit/device"
+	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibsim"
 	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/sim"
+	"github.com/rdmakit/rdmakit/sim/topo"
 	"github.com/rdmakit/rdmakit/umad"
 )
 
@@ -68,8 +72,53 @@ func (e *Env) openTransport() (mad.Transport, error) {
 		}
 		return ibsim.Dial(e.Ctx, cfg)
 	case "sim":
-		return nil, fmt.Errorf("--fabric %s: the in-process simulator (fabricsim) is not part of this build yet; "+
-			"run a fabric in ibsim and use --fabric ibsim", spec)
+		return e.openSim(arg)
 	}
 	return nil, usagef("--fabric %q: want umad, ibsim[:NODE] or sim:FILE|GENERATOR", spec)
+}
+
+// openSim builds the in-process fabric of a sim:FILE or sim:GENERATOR URI,
+// brings it up with the built-in SM and attaches to an end port: the node
+// -C names (by its topology id or description) and its port -P, by default
+// the first CA's first port, where the SM runs too.
+func (e *Env) openSim(spec string) (mad.Transport, error) {
+	if spec == "" {
+		return nil, usagef("--fabric sim: needs a topology file or a generator, for example sim:fattree:k=4,n=2")
+	}
+	t, err := topo.Load(spec)
+	if err != nil {
+		return nil, err
+	}
+	f, err := sim.New(t)
+	if err != nil {
+		return nil, fmt.Errorf("building the simulated fabric %s: %w", spec, err)
+	}
+	node, port := "", 0
+	for _, n := range t.Nodes {
+		if n.Type == iba.NodeTypeCA {
+			node, port = n.ID, 1
+			break
+		}
+	}
+	if node == "" {
+		node, port = f.DefaultNode()
+	}
+	if _, err := f.RunSM(e.Ctx, sim.SMConfig{Node: node, Port: port}); err != nil {
+		return nil, fmt.Errorf("bringing up the simulated fabric %s: %w", spec, err)
+	}
+	if e.CA != "" {
+		id, p, ok := f.FindNode(e.CA)
+		if !ok {
+			return nil, fmt.Errorf("--Ca %q: no such node in the simulated fabric %s", e.CA, spec)
+		}
+		node, port = id, p
+	}
+	if e.Port != "" {
+		n, err := strconv.Atoi(e.Port)
+		if err != nil || n < 0 || n > 255 {
+			return nil, usagef("--Port %q: with --fabric sim give a port number", e.Port)
+		}
+		port = n
+	}
+	return f.Attach(node, port)
 }

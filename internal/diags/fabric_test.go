@@ -20,7 +20,9 @@ func TestOpenTransportErrors(t *testing.T) {
 		{name: "no devices from env", env: "umad", sysfs: empty, msg: "no RDMA device"},
 		{name: "umad with argument", fabric: "umad:mlx5_0", usage: true, msg: "takes no argument"},
 		{name: "unknown kind", fabric: "carrier-pigeon", usage: true, msg: "want umad, ibsim"},
-		{name: "sim not built", fabric: "sim:fat-tree", msg: "not part of this build"},
+		{name: "sim without topology", fabric: "sim:", usage: true, msg: "needs a topology"},
+		{name: "sim bad generator", fabric: "sim:fattree:k=banana", msg: "not a number"},
+		{name: "sim missing file", fabric: "sim:/no/such/file.topo", msg: "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(FabricEnv, tc.env)
@@ -62,5 +64,17 @@ func TestGlobalFlagsEitherSide(t *testing.T) {
 		if code != 0 || !strings.HasPrefix(out, "{") {
 			t.Errorf("%v: exit %d, stderr %q, stdout starts %.20q", argv, code, errs, out)
 		}
+	}
+}
+
+// An in-process fabric answers the commands with no hardware and no peer.
+func TestSimFabric(t *testing.T) {
+	out, errs, code := run(t, "", "ibtool", "--fabric", "sim:fattree:k=4,n=2", "smpquery", "nodeinfo", "-D", "0")
+	if code != 0 || !strings.Contains(out, "NodeType:") || !strings.Contains(out, "Channel Adapter") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	out, errs, code = run(t, "", "ibtool", "--fabric", "sim:fattree:k=4,n=2", "perfquery", "--json")
+	if code != 0 || !strings.Contains(out, `"portXmitData"`) {
+		t.Fatalf("perfquery exit %d\nstdout %s\nstderr %s", code, out, errs)
 	}
 }
