@@ -97,6 +97,20 @@ func (c *Conn) execute(ctx context.Context, cmd Command, kind int, attrs ...Attr
 	defer stop()
 
 	replies, err := c.nl.Execute(msg)
+	// Some commands answer with a data message and then, in a datagram of
+	// its own, the acknowledgement that was asked for (STAT_SET in
+	// nldev_stat_set_doit): read on until it arrives, or it would be taken
+	// for the reply to the next request.
+	for err == nil && kind == ack && !hasAck(replies) {
+		var more []netlink.Message
+		more, err = c.nl.Receive()
+		for _, m := range more {
+			if m.Header.Sequence != replies[0].Header.Sequence {
+				return nil, &OpError{Op: cmd.String(), Err: fmt.Errorf("%w: a reply with sequence %d while waiting for the acknowledgement of %d", ErrMalformed, m.Header.Sequence, replies[0].Header.Sequence)}
+			}
+		}
+		replies = append(replies, more...)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &OpError{Op: cmd.String(), Err: ctx.Err()}
@@ -108,8 +122,12 @@ func (c *Conn) execute(ctx context.Context, cmd Command, kind int, attrs ...Attr
 		if r.Header.Type == netlink.Error || r.Header.Type == netlink.Done {
 			continue // the acknowledgement or the end of a dump
 		}
-		if want := netlink.HeaderType(cmd.MessageType()); r.Header.Type != want {
-			return nil, &OpError{Op: cmd.String(), Err: fmt.Errorf("%w: reply of type %#x to a request of type %#x", ErrMalformed, uint16(r.Header.Type), uint16(want))}
+		// Only the client is checked, not the command: the kernel answers
+		// some requests with another command's type (a PORT_GET doit
+		// replies as RDMA_NLDEV_CMD_GET in nldev_port_get_doit), and
+		// rdma(8) ignores the type altogether.
+		if typ := uint16(r.Header.Type); typ>>10 != ClientNLDEV {
+			return nil, &OpError{Op: cmd.String(), Err: fmt.Errorf("%w: reply of type %#x (client %d) to a request of type %#x", ErrMalformed, typ, typ>>10, cmd.MessageType())}
 		}
 		a, err := UnmarshalAttributes(r.Data)
 		if err != nil {
@@ -118,6 +136,17 @@ func (c *Conn) execute(ctx context.Context, cmd Command, kind int, attrs ...Attr
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// hasAck reports whether msgs hold the acknowledgement (an NLMSG_ERROR with
+// errno 0; package netlink turns the others into errors).
+func hasAck(msgs []netlink.Message) bool {
+	for _, m := range msgs {
+		if m.Header.Type == netlink.Error {
+			return true
+		}
+	}
+	return false
 }
 
 // one is execute for a doit that must answer with exactly one message.

@@ -13,7 +13,8 @@
 //
 // Wire facts that shape the decoder (all from the kernel's nldev.c):
 //   - 64-bit values are written with nla_put_u64_64bit, so PAD attributes
-//     (type 0) appear between attributes and are skipped;
+//     (type 0) may appear between attributes (only on architectures without
+//     efficient unaligned access; x86-64 sends none) and are skipped;
 //   - tables are opened with nla_nest_start_noflag, so NLA_F_NESTED is not
 //     reliable: nesting is known from the attribute's declared type;
 //   - GUIDs and the subnet prefix are u64 in host byte order holding the

@@ -83,9 +83,24 @@ func (p *Port) MarshalBinary() ([]byte, error) {
 // LinkService shows ports and adds or removes software RDMA links (rxe, siw).
 type LinkService struct{ c *Conn }
 
-// List returns every port of every device (a dump of PORT_GET).
+// List returns every port of every device. The kernel's PORT_GET dump
+// requires a device index (nldev_port_get_dumpit returns EINVAL without
+// one), so this lists the devices first and dumps the ports of each, as
+// rdma(8) does.
 func (s *LinkService) List(ctx context.Context) ([]Port, error) {
-	return s.list(ctx)
+	devs, err := s.c.Dev.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Port
+	for _, d := range devs {
+		ps, err := s.ListDevice(ctx, d.Index)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	return out, nil
 }
 
 // ListDevice returns the ports of one device.

@@ -9,7 +9,8 @@ package rdmatool
 import (
 	"bytes"
 	"context"
-	"net"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,33 +75,82 @@ func startProc(t *testing.T, name string, args ...string) *os.Process {
 	return p
 }
 
-// rxeDevice returns the first RDMA device, its netdev and that netdev's
-// IPv4 address.
-func rxeDevice(t *testing.T) (dev, netdev string, ip net.IP) {
+// waitFor polls cond until it reports nothing missing or timeout passes.
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func(c *nldev.Conn) (missing string)) {
 	t.Helper()
 	c, err := nldev.Dial(nil)
 	if err != nil {
 		t.Fatalf("RDMA netlink in the VM: %v", err)
 	}
 	defer c.Close()
-	ctx := context.Background()
-	ports, err := c.Link.List(ctx)
-	if err != nil || len(ports) == 0 {
-		t.Fatalf("no RDMA ports in the VM: %v", err)
+	deadline := time.Now().Add(timeout)
+	for {
+		missing := cond(c)
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			out, _ := exec.Command("rdma", "res", "show").CombinedOutput()
+			t.Fatalf("waited %v for %s: %s\nrdma res show:\n%s", timeout, what, missing, out)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
-	dev, netdev = ports[0].DevName, ports[0].NdevName
-	ifc, err := net.InterfaceByName(netdev)
+}
+
+// devIndex returns the index of the device named name.
+func devIndex(ctx context.Context, c *nldev.Conn, name string) (uint32, bool) {
+	devs, err := c.Dev.List(ctx)
 	if err != nil {
-		t.Fatalf("netdev %q of %s: %v", netdev, dev, err)
+		return 0, false
 	}
-	addrs, _ := ifc.Addrs()
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil {
-			return dev, netdev, n.IP.To4()
+	for _, d := range devs {
+		if d.Name == name {
+			return d.Index, true
 		}
 	}
-	t.Fatalf("netdev %s of %s has no IPv4 address", netdev, dev)
-	return
+	return 0, false
+}
+
+// countRes counts the resources of kind on device name held by comm.
+func countRes(c *nldev.Conn, name, kind, comm string) int {
+	ctx := context.Background()
+	idx, ok := devIndex(ctx, c, name)
+	if !ok {
+		return 0
+	}
+	q := nldev.Query{Dev: idx}
+	var entries []*nldev.Entry
+	switch kind {
+	case "qp-rts":
+		qps, _ := c.Res.QPs(ctx, q)
+		for i := range qps {
+			if qps[i].State == 3 { // IB_QPS_RTS
+				entries = append(entries, &qps[i].Entry)
+			}
+		}
+	case "cm_id":
+		ids, _ := c.Res.CMIDs(ctx, q)
+		for i := range ids {
+			entries = append(entries, &ids[i].Entry)
+		}
+	case "srq":
+		srqs, _ := c.Res.SRQs(ctx, q)
+		for i := range srqs {
+			entries = append(entries, &srqs[i].Entry)
+		}
+	}
+	n := 0
+	for _, e := range entries {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", e.PID)); err == nil && strings.TrimSpace(string(b)) == comm {
+			n++
+		}
+	}
+	return n
+}
+
+func hasSiw() bool {
+	_, err := os.Stat("/sys/class/infiniband/siw0")
+	return err == nil
 }
 
 // Fields that change between two runs a moment apart are masked only where
@@ -109,113 +159,308 @@ var iovaRe = regexp.MustCompile(`(iova 0x|"iova":")[0-9a-f]+`)
 
 func mask(s string) string { return iovaRe.ReplaceAllString(s, "${1}X") }
 
+// liveSet is one argument set; rdma's stdout must contain must, so that a
+// comparison of two empty outputs cannot pass for one of the resources.
+type liveSet struct {
+	args []string
+	must string
+}
+
 func TestLiveCompare(t *testing.T) {
+	began := time.Now()
 	_, err := exec.LookPath("rdma")
 	floor.Need(t, err == nil, "iproute2's rdma in the VM")
-	for _, tool := range []string{"ibv_rc_pingpong", "rping"} {
+	for _, tool := range []string{"ibv_rc_pingpong", "rping", "ib_send_bw"} {
 		_, err := exec.LookPath(tool)
 		floor.Need(t, err == nil, tool+" in the VM")
 	}
-	dev, _, ip := rxeDevice(t)
+	floor.Need(t, hasSiw(), "siw0 in the VM")
+	const dev, ip, siwIP = "rxe0", "10.0.0.1", "10.0.1.1"
 
 	// Traffic that holds every kind of resource: an RC pingpong pair (QPs,
-	// CQs, MRs, PDs, contexts) and an rping pair (CM IDs).
-	gid := "1" // the IPv4-mapped RoCEv2 GID of the netdev's address
-	srv := startProc(t, "ibv_rc_pingpong", "-d", dev, "-g", gid, "-n", "100000000")
-	time.Sleep(300 * time.Millisecond)
-	cli := startProc(t, "ibv_rc_pingpong", "-d", dev, "-g", gid, "-n", "100000000", "127.0.0.1")
-	rs := startProc(t, "rping", "-s", "-a", ip.String(), "-C", "100000000")
-	time.Sleep(300 * time.Millisecond)
-	rc := startProc(t, "rping", "-c", "-a", ip.String(), "-C", "100000000")
-	time.Sleep(700 * time.Millisecond)
+	// CQs, MRs, PDs, contexts), rping pairs on rxe0 and on siw0 (CM IDs,
+	// iWARP QPs and MRs) and an ib_send_bw pair with a shared receive queue.
+	gid := "1" // the IPv4-mapped RoCEv2 GID of dummy0's address
+	procs := []*os.Process{
+		startProc(t, "ibv_rc_pingpong", "-d", dev, "-g", gid, "-n", "100000000"),
+		startProc(t, "rping", "-s", "-a", ip, "-C", "100000000"),
+		startProc(t, "rping", "-s", "-a", siwIP, "-C", "100000000"),
+		startProc(t, "ib_send_bw", "-d", dev, "-x", gid, "-p", "18600", "--use-srq", "-n", "100000000"),
+	}
+	// rping's server listens through rdma_cm, not TCP: its LISTEN CM IDs
+	// show in the resource dump.
+	waitListen(t, 18515, 18600)
+	waitFor(t, "rping's servers", 30*time.Second, func(c *nldev.Conn) string {
+		if countRes(c, "rxe0", "cm_id", "rping") < 1 || countRes(c, "siw0", "cm_id", "rping") < 1 {
+			return "no listening CM IDs"
+		}
+		return ""
+	})
+	procs = append(procs,
+		startProc(t, "ibv_rc_pingpong", "-d", dev, "-g", gid, "-n", "100000000", "127.0.0.1"),
+		startProc(t, "rping", "-c", "-a", ip, "-C", "100000000"),
+		startProc(t, "rping", "-c", "-a", siwIP, "-C", "100000000"),
+		startProc(t, "ib_send_bw", "-d", dev, "-x", gid, "-p", "18600", "--use-srq", "-n", "100000000", "127.0.0.1"),
+	)
+	waitFor(t, "the traffic's resources", 30*time.Second, func(c *nldev.Conn) string {
+		var missing []string
+		for _, w := range []struct {
+			dev, kind, comm string
+			n               int
+		}{
+			{dev, "qp-rts", "ibv_rc_pingpong", 2},
+			{dev, "cm_id", "rping", 3},
+			{"siw0", "cm_id", "rping", 3},
+			{dev, "srq", "ib_send_bw", 1},
+		} {
+			if got := countRes(c, w.dev, w.kind, w.comm); got < w.n {
+				missing = append(missing, fmt.Sprintf("%s %s of %s: %d of %d", w.dev, w.kind, w.comm, got, w.n))
+			}
+		}
+		return strings.Join(missing, "; ")
+	})
 	// Frozen processes post no work: PSNs and counters hold still while
 	// both tools look.
-	for _, p := range []*os.Process{srv, cli, rs, rc} {
+	for _, p := range procs {
 		if err := p.Signal(syscall.SIGSTOP); err != nil {
 			t.Fatalf("SIGSTOP %d: %v", p.Pid, err)
 		}
 	}
 	time.Sleep(300 * time.Millisecond)
+	t.Logf("traffic up after %v", time.Since(began).Round(time.Millisecond))
 
-	batch := filepath.Join(t.TempDir(), "batch")
-	if err := os.WriteFile(batch, []byte("dev\n# a comment\nlink show "+dev+"/1\nres show qp\nsys\n"), 0o644); err != nil {
+	dir := t.TempDir()
+	batch := filepath.Join(dir, "batch")
+	if err := os.WriteFile(batch, []byte("dev\n# a comment\nlink show "+dev+"/1\nres show qp\nsys\nres show srq type BASIC\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sets := [][]string{
-		{"dev"},
-		{"dev", "show", dev},
-		{"-d", "dev"},
-		{"-j", "dev"},
-		{"-j", "-p", "-d", "dev"},
-		{"link"},
-		{"link", "show", dev + "/1"},
-		{"-d", "link"},
-		{"-j", "link"},
-		{"-jp", "-d", "link"},
-		{"res"},
-		{"res", "show", dev},
-		{"-j", "res"},
-		{"res", "show", "qp"},
-		{"-j", "res", "show", "qp"},
-		{"-d", "res", "show", "qp"},
-		{"-dd", "res", "show", "qp"},
-		{"r", "s", "q", "link", dev + "/1"},
-		{"res", "show", "qp", "type", "RC,gsi"},
-		{"res", "show", "qp", "lqpn", "1-100,200", "state", "rts"},
-		{"res", "show", "qp", "lqpn", "99999"},
-		{"res", "show", "cm_id"},
-		{"-j", "res", "show", "cm_id"},
-		{"res", "show", "cm_id", "ps", "tcp"},
-		{"res", "show", "cq"},
-		{"-j", "-p", "res", "show", "cq"},
-		{"res", "show", "mr"},
-		{"-j", "res", "show", "mr"},
-		{"res", "show", "pd"},
-		{"res", "show", "pd", "dev", dev, "users", "1-10"},
-		{"res", "show", "ctx"},
-		{"res", "show", "srq"},
-		{"sys"},
-		{"system", "show", "netns"},
-		{"statistic"},
-		{"-j", "statistic", "show", "link", dev + "/1"},
-		{"stat", "qp", "mode"},
-		{"stat", "qp", "show"},
-		{"-b", batch},
-		{"dev", "show", "nosuchdev"},
-		{"link", "show", "nosuchdev/1"},
-		{"res", "show", "qp", "bogus", "1"},
-		{"-V"},
-		{"help"},
+	batchErr := filepath.Join(dir, "batch-errors")
+	if err := os.WriteFile(batchErr, []byte("dev show "+dev+"\nres show qp lqpn 1 \\\n  link "+dev+"/1\ndev show nosuchdev\nres show pd\nres show cq users 2\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, args := range sets {
-		name := strings.Join(args, " ")
-		t.Run(name, func(t *testing.T) {
-			compare(t, args)
+	lp := dev + "/1"
+	sets := []liveSet{
+		// dev
+		{[]string{"dev"}, "siw0"},
+		{[]string{"dev", "show", dev}, "node_guid"},
+		{[]string{"dev", "show", "siw0"}, "rnic"},
+		{[]string{"-d", "dev"}, "caps"},
+		{[]string{"-j", "dev"}, `"node_type":"ca"`},
+		{[]string{"-j", "-p", "-d", "dev"}, "adaptive-moderation"},
+		{[]string{"-p", "dev"}, ""},
+		{[]string{"--json", "--details", "dev", "list"}, ""},
+		{[]string{"d", "sh", dev}, ""},
+		// link
+		{[]string{"link"}, "netdev dummy1"},
+		{[]string{"link", "show", lp}, "ACTIVE"},
+		{[]string{"-d", "link"}, "netdev_index"},
+		{[]string{"-j", "link"}, ""},
+		{[]string{"-jp", "-d", "link"}, ""},
+		{[]string{"-dd", "link", "show", "siw0/1"}, ""},
+		{[]string{"link", "show", dev}, ""},
+		// resource summary
+		{[]string{"res"}, "cm_id"},
+		{[]string{"res", "show", dev}, "srq 1"},
+		{[]string{"-j", "res"}, ""},
+		{[]string{"-jp", "res", "show", "siw0"}, ""},
+		// qp
+		{[]string{"res", "show", "qp"}, "comm ibv_rc_pingpong"},
+		{[]string{"-j", "res", "show", "qp"}, "rping"},
+		{[]string{"-d", "res", "show", "qp"}, "ib_send_bw"},
+		{[]string{"-dd", "res", "show", "qp"}, ""},
+		{[]string{"-dd", "-j", "res", "show", "qp"}, ""},
+		{[]string{"r", "s", "q", "link", lp}, ""},
+		{[]string{"res", "show", "qp", "link", "siw0/1"}, "rping"},
+		{[]string{"res", "show", "qp", "type", "RC,gsi"}, "GSI"},
+		{[]string{"res", "show", "qp", "lqpn", "1-100,200", "state", "rts"}, ""},
+		{[]string{"res", "show", "qp", "comm", "ibv_rc_pingpong"}, ""},
+		{[]string{"res", "show", "qp", "lqpn", "17"}, ""},
+		{[]string{"res", "show", "qp", "link", lp, "lqpn", "1"}, "GSI"},
+		{[]string{"res", "show", "qp", "lqpn", "99999"}, ""},
+		{[]string{"res", "show", "qp", "link", lp, "lqpn", "99999"}, ""},
+		{[]string{"-r", "res", "show", "qp"}, ""},
+		{[]string{"res", "show", "qp", "bogus", "1"}, ""},
+		{[]string{"res", "show", "qp", "lqpn"}, ""},
+		{[]string{"res", "show", "qp", "lqpn", "x"}, ""},
+		// cm_id
+		{[]string{"res", "show", "cm_id"}, "comm rping"},
+		{[]string{"-j", "res", "show", "cm_id"}, "src-addr"},
+		{[]string{"-dd", "res", "show", "cm_id"}, ""},
+		{[]string{"res", "show", "cm_id", "ps", "tcp"}, ""},
+		{[]string{"res", "show", "cm_id", "state", "listen"}, "LISTEN"},
+		{[]string{"res", "show", "cm_id", "src-port", "7174"}, ""},
+		{[]string{"res", "show", "cm_id", "dst-addr", ip}, ""},
+		{[]string{"res", "show", "cm_id", "link", "siw0/1"}, "siw0"},
+		{[]string{"res", "show", "cm_id", "cm-idn", "0"}, ""},
+		// cq
+		{[]string{"res", "show", "cq"}, "poll-ctx"},
+		{[]string{"-j", "-p", "res", "show", "cq"}, ""},
+		{[]string{"-d", "res", "show", "cq"}, ""},
+		{[]string{"res", "show", "cq", "dev", dev, "users", "1-2"}, ""},
+		{[]string{"res", "show", "cq", "poll-ctx", "workqueue"}, ""},
+		{[]string{"res", "show", "cq", "cqn", "1"}, ""},
+		{[]string{"res", "show", "cq", "dev", dev, "cqn", "0"}, ""},
+		// mr
+		{[]string{"res", "show", "mr"}, "mrlen"},
+		{[]string{"-j", "res", "show", "mr"}, ""},
+		{[]string{"-d", "res", "show", "mr"}, ""},
+		{[]string{"res", "show", "mr", "mrlen", "16-4096"}, ""},
+		{[]string{"res", "show", "mr", "dev", "siw0", "mrn", "1"}, ""},
+		// pd
+		{[]string{"res", "show", "pd"}, "local_dma_lkey"},
+		{[]string{"res", "show", "pd", "dev", dev, "users", "1-10"}, ""},
+		{[]string{"-j", "res", "show", "pd"}, ""},
+		{[]string{"res", "show", "pd", "pdn", "1"}, ""},
+		// ctx
+		{[]string{"res", "show", "ctx"}, "comm ib_send_bw"},
+		{[]string{"-j", "res", "show", "ctx"}, ""},
+		{[]string{"res", "show", "ctx", "dev", "siw0"}, ""},
+		{[]string{"res", "show", "ctx", "ctxn", "0"}, ""},
+		// srq
+		{[]string{"res", "show", "srq"}, "srqn"},
+		{[]string{"-j", "res", "show", "srq"}, ""},
+		{[]string{"-dd", "res", "show", "srq"}, ""},
+		{[]string{"res", "show", "srq", "type", "basic"}, ""},
+		{[]string{"res", "show", "srq", "srqn", "0"}, ""},
+		{[]string{"res", "show", "srq", "lqpn", "1-100"}, ""},
+		// sys
+		{[]string{"sys"}, "netns shared"},
+		{[]string{"system", "show", "netns"}, ""},
+		{[]string{"sys", "help"}, ""},
+		// statistic
+		{[]string{"statistic"}, "rcvd_pkts"},
+		{[]string{"stat", "show", "link", lp}, ""},
+		{[]string{"-j", "statistic", "show", "link", lp}, ""},
+		{[]string{"-p", "-j", "stat", "show", "link", lp}, ""},
+		{[]string{"stat", "show", "link", "siw0/1"}, ""},
+		{[]string{"stat", "qp", "mode"}, "auto"},
+		{[]string{"stat", "qp", "mode", "link", lp}, ""},
+		{[]string{"-j", "stat", "qp", "mode"}, ""},
+		{[]string{"stat", "qp", "show"}, ""},
+		{[]string{"stat", "mode", "link", lp}, ""},
+		{[]string{"stat", "mode", "supported", "link", lp}, ""},
+		{[]string{"stat", "qp", "bind", "link", lp, "lqpn", "17"}, ""},
+		{[]string{"stat", "help"}, ""},
+		// unknown devices and other failures
+		{[]string{"dev", "show", "nosuchdev"}, ""},
+		{[]string{"link", "show", "nosuchdev/1"}, ""},
+		{[]string{"res", "show", "qp", "link", "nosuch/1"}, ""},
+		{[]string{"res", "show", "cq", "dev", "nosuch"}, ""},
+		{[]string{"stat", "show", "link", "nosuch/1"}, ""},
+		{[]string{"link", "delete", "nosuch"}, ""},
+		{[]string{"dev", "set", "nosuch", "name", "x"}, ""},
+		// batch files, options, help
+		{[]string{"-b", batch}, "netns"},
+		{[]string{"-f", "-b", batchErr}, "poll-ctx"},
+		{[]string{"--force", "--batch=" + batchErr}, "poll-ctx"},
+		{[]string{"-force", "-b", batchErr}, ""},
+		{[]string{"-b"}, ""},
+		{[]string{"-b", batchErr}, ""},
+		{[]string{"-b", filepath.Join(dir, "missing")}, ""},
+		{[]string{"-V"}, "iproute2"},
+		{[]string{"help"}, "OBJECT"},
+		{[]string{"-h"}, ""},
+		{[]string{"dev", "help"}, ""},
+		{[]string{"res", "help"}, ""},
+		{[]string{"link", "help"}, ""},
+	}
+	for _, s := range sets {
+		t.Run(strings.Join(s.args, " "), func(t *testing.T) {
+			compare(t, s.args, s.must)
 		})
 	}
+	n := len(sets)
 
 	t.Run("link add, show, delete", func(t *testing.T) {
-		const name = "rxecmp"
-		if r := runOurs("link", "add", name, "type", "rxe", "netdev", "lo"); !r.ok {
-			t.Fatalf("rdmatool link add: %s", r.stderr)
+		for _, typ := range []string{"rxe", "siw"} {
+			name := typ + "cmp"
+			if r := runOurs("link", "add", name, "type", typ, "netdev", "lo"); !r.ok {
+				t.Fatalf("rdmatool link add %s: %s", typ, r.stderr)
+			}
+			t.Cleanup(func() { runRdma(t, "link", "delete", name) })
+			waitActive(t, name)
+			compare(t, []string{"link", "show", name + "/1"}, "netdev lo")
+			compare(t, []string{"-j", "dev", "show", name}, name)
+			compare(t, []string{"res", "show", name}, name)
+			if r := runRdma(t, "link", "delete", name); !r.ok {
+				t.Fatalf("rdma link delete: %s", r.stderr)
+			}
+			compare(t, []string{"link", "show", name + "/1"}, "")
+			if r := runRdma(t, "link", "add", name, "type", typ, "netdev", "lo"); !r.ok {
+				t.Fatalf("rdma link add: %s", r.stderr)
+			}
+			waitActive(t, name)
+			compare(t, []string{"dev"}, name)
+			compare(t, []string{"link", "add", name, "type", typ, "netdev", "lo"}, "")
+			if r := runOurs("link", "delete", name); !r.ok {
+				t.Fatalf("rdmatool link delete: %s", r.stderr)
+			}
+			compare(t, []string{"dev", "show", name}, "")
+			n += 8
 		}
-		t.Cleanup(func() { runRdma(t, "link", "delete", name) })
-		waitActive(t, name)
-		compare(t, []string{"link", "show", name + "/1"})
-		compare(t, []string{"-j", "dev", "show", name})
-		if r := runRdma(t, "link", "delete", name); !r.ok {
-			t.Fatalf("rdma link delete: %s", r.stderr)
+		compare(t, []string{"link", "add", "badcmp", "type", "nosuchtype", "netdev", "lo"}, "")
+		compare(t, []string{"link", "add", "badcmp", "type", "rxe", "netdev", "nosuchnetdev"}, "")
+		n += 2
+	})
+
+	t.Run("dev set", func(t *testing.T) {
+		if r := runOurs("dev", "set", dev, "adaptive-moderation", "on"); !r.ok {
+			t.Fatalf("rdmatool dev set adaptive-moderation: %s", r.stderr)
 		}
-		compare(t, []string{"link", "show", name + "/1"})
-		if r := runRdma(t, "link", "add", name, "type", "rxe", "netdev", "lo"); !r.ok {
-			t.Fatalf("rdma link add: %s", r.stderr)
+		t.Cleanup(func() { runRdma(t, "dev", "set", dev, "adaptive-moderation", "off") })
+		compare(t, []string{"-d", "dev", "show", dev}, "adaptive-moderation on")
+		if r := runOurs("dev", "set", dev, "name", "rxecmp9"); !r.ok {
+			t.Fatalf("rdmatool dev set name: %s", r.stderr)
 		}
-		waitActive(t, name)
-		compare(t, []string{"dev"})
-		if r := runOurs("link", "delete", name); !r.ok {
-			t.Fatalf("rdmatool link delete: %s", r.stderr)
+		t.Cleanup(func() { runRdma(t, "dev", "set", "rxecmp9", "name", dev) })
+		compare(t, []string{"dev"}, "rxecmp9")
+		if r := runRdma(t, "dev", "set", "rxecmp9", "name", dev); !r.ok {
+			t.Fatalf("rdma dev set name: %s", r.stderr)
 		}
-		compare(t, []string{"dev", "show", name})
+		compare(t, []string{"-j", "dev", "show", dev}, dev)
+		n += 3
+	})
+
+	t.Run("stat qp set", func(t *testing.T) {
+		if r := runOurs("stat", "qp", "set", "link", lp, "auto", "type", "on"); !r.ok {
+			t.Fatalf("rdmatool stat qp set: %s", r.stderr)
+		}
+		t.Cleanup(func() { runRdma(t, "stat", "qp", "set", "link", lp, "auto", "off") })
+		compare(t, []string{"stat", "qp", "mode"}, "auto type on")
+		compare(t, []string{"-j", "stat", "qp", "mode", "link", lp}, "")
+		if r := runRdma(t, "stat", "qp", "set", "link", lp, "auto", "off"); !r.ok {
+			t.Fatalf("rdma stat qp set: %s", r.stderr)
+		}
+		compare(t, []string{"stat", "qp", "mode", "link", lp}, "auto off")
+		n += 3
+	})
+
+	t.Run("not root", func(t *testing.T) {
+		// The initramfs's root directory is mode 0700: open it up so
+		// that an unprivileged user can reach /usr/bin (the VM is
+		// thrown away afterwards).
+		if err := os.Chmod("/", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		bin := unprivilegedCopy(t)
+		for _, args := range [][]string{
+			{"dev"},
+			{"res", "show", "qp"},
+			{"link", "add", "permcmp", "type", "rxe", "netdev", "lo"},
+			{"dev", "set", dev, "adaptive-moderation", "on"},
+			{"stat", "qp", "set", "link", lp, "auto", "type", "on"},
+		} {
+			want := runAs(t, "rdma", args)
+			got := runAs(t, bin, args)
+			if mask(want.stdout) != mask(got.stdout) || want.ok != got.ok {
+				t.Errorf("as nobody, rdma %s\n--- rdma (ok=%v):\n%s--- stderr: %s\n--- rdmatool (ok=%v):\n%s--- stderr: %s",
+					strings.Join(args, " "), want.ok, want.stdout, want.stderr, got.ok, got.stdout, got.stderr)
+			}
+			if !got.ok && !strings.Contains(got.stderr, "Operation not permitted") {
+				t.Errorf("as nobody, rdmatool %s: stderr %q does not say the operation is not permitted", strings.Join(args, " "), got.stderr)
+			}
+			n++
+		}
 	})
 
 	// The bugs fixed on purpose: same stdout, different status or form.
@@ -231,17 +476,66 @@ func TestLiveCompare(t *testing.T) {
 			t.Fatalf("rdmatool -j sys: %q", got.stdout)
 		}
 	})
-	t.Log("compared", len(sets)+5, "argument sets")
+	t.Logf("compared %d argument sets in %v", n, time.Since(began).Round(time.Millisecond))
+}
+
+// unprivilegedCopy copies the rdmatool binary where an unprivileged user
+// can run it: $VMTEST_DIR is a 9p share of a directory only root may enter.
+func unprivilegedCopy(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join(os.Getenv("VMTEST_DIR"), "rdmatool")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatalf("the rdmatool binary (vmtest ExtraBinaries): %v", err)
+	}
+	dir, err := os.MkdirTemp("/tmp", "rdmatool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "rdmatool")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// runAs runs a program as user and group 65534 (nobody), without
+// CAP_NET_ADMIN.
+func runAs(t *testing.T, prog string, args []string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Dir = "/tmp"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("%s %v: timed out", prog, args)
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("%s %v: %v", prog, args, err)
+	}
+	return result{out.String(), err == nil, errb.String()}
 }
 
 // compare runs both tools and requires the same stdout and status; a first
 // mismatch is retried once in case a frozen process still had work in
 // flight.
-func compare(t *testing.T, args []string) {
+func compare(t *testing.T, args []string, must string) {
 	t.Helper()
 	var want, got result
 	for try := 0; try < 2; try++ {
 		want, got = runRdma(t, args...), runOurs(args...)
+		if try == 0 && must != "" && !strings.Contains(want.stdout, must) {
+			t.Errorf("rdma %s shows no %q: the test's setup is not visible:\n%s", strings.Join(args, " "), must, want.stdout)
+		}
 		if mask(want.stdout) == mask(got.stdout) && want.ok == got.ok {
 			return
 		}
@@ -264,4 +558,45 @@ func waitActive(t *testing.T, name string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("link %s/1 did not become ACTIVE in 10 s", name)
+}
+
+// waitListen waits until TCP ports are listening (/proc/net/tcp{,6}), so a
+// client is never started before its server: under a loaded emulator the
+// server may take seconds to get there.
+func waitListen(t *testing.T, ports ...int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var missing []int
+		for _, p := range ports {
+			if !listening(p) {
+				missing = append(missing, p)
+			}
+		}
+		if len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing listens on TCP ports %v after 30 s", missing)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func listening(port int) bool {
+	want := fmt.Sprintf(":%04X ", port)
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n")[1:] {
+			fs := strings.Fields(l)
+			// local_address is field 1, st is field 3; 0A is LISTEN.
+			if len(fs) > 3 && strings.HasSuffix(fs[1]+" ", want) && fs[3] == "0A" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/rdmakit/rdmakit/nldev"
+	"golang.org/x/sys/unix"
 )
 
 // Version is printed by -V; it names the iproute2 release whose output
@@ -104,17 +105,38 @@ func (r *rd) report(err error) {
 	fmt.Fprintf(r.stderr, "error: %v\n", describe(err))
 }
 
-// describe turns a kernel error into what happened, in words.
+// describe turns a kernel error into what happened, in words: the errno as
+// strerror(3) spells it (what rdma(8) prints), the kernel's extended-ack
+// text, and for a refusal what it takes to be allowed.
 func describe(err error) string {
 	var oe *nldev.OpError
-	if errors.As(err, &oe) {
-		s := oe.Err.Error()
-		if oe.Message != "" {
-			s += ": " + oe.Message
-		}
-		return s
+	if !errors.As(err, &oe) {
+		return err.Error()
 	}
-	return err.Error()
+	s := strerror(oe.Err)
+	if oe.Message != "" {
+		s += ": " + oe.Message
+	}
+	switch {
+	case errors.Is(oe.Err, unix.EPERM) || errors.Is(oe.Err, unix.EACCES):
+		// The kernel checks CAP_NET_ADMIN for every NLDEV command that
+		// changes something (RDMA_NL_ADMIN_PERM in nldev.c).
+		s += " (" + oe.Op + " needs CAP_NET_ADMIN: run as root)"
+	case errors.Is(oe.Err, context.DeadlineExceeded):
+		s += " (the kernel did not answer " + oe.Op + ")"
+	}
+	return s
+}
+
+// strerror spells an errno as the C library does ("Operation not
+// permitted"); Go's texts are the same words in lower case.
+func strerror(err error) string {
+	s := err.Error()
+	var errno unix.Errno
+	if errors.As(err, &errno) && s != "" {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	return s
 }
 
 func (r *rd) errorf(format string, a ...any) error {
@@ -146,7 +168,7 @@ func (r *rd) parseOptions(args []string, stdout io.Writer) (rest []string, code 
 			c, ok := matchLong(long, n)
 			if !ok {
 				fmt.Fprintf(r.stderr, "Unknown option.\n")
-				r.help(r.stderr)
+				r.help(stdout)
 				return nil, 1, true
 			}
 			flags = []byte{c}
@@ -194,7 +216,7 @@ func (r *rd) parseOptions(args []string, stdout io.Writer) (rest []string, code 
 				k = len(flags)
 			default:
 				fmt.Fprintf(r.stderr, "Unknown option.\n")
-				r.help(r.stderr)
+				r.help(stdout)
 				return nil, 1, true
 			}
 		}

@@ -3,6 +3,7 @@ package rdmatool
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"net/netip"
@@ -24,6 +25,12 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // fakeKernel answers NLDEV requests for one soft-RoCE device rxe0 (one
 // port on eth0) with a pingpong's resources, laid out as Linux 6.1 sends them.
 func fakeKernel(t *testing.T) func() (*nldev.Conn, error) {
+	h := fakeHandler(t)
+	return func() (*nldev.Conn, error) { return nldev.NewConn(nltest.Dial(h)), nil }
+}
+
+// fakeHandler is fakeKernel's netlink side.
+func fakeHandler(t *testing.T) nltest.Func {
 	dev := nldev.Device{Index: 1, Name: "rxe0", NumPorts: 1, CapFlags: 0x2000000000031a4, NodeGUID: 0x505400fffe123456,
 		SysImageGUID: 0x505400fffe123456, NodeType: 1, Protocol: "roce"}
 	dev.Set(nldev.AttrDevDIM)
@@ -107,76 +114,74 @@ func fakeKernel(t *testing.T) func() (*nldev.Conn, error) {
 		return false
 	}
 
-	return func() (*nldev.Conn, error) {
-		return nldev.NewConn(nltest.Dial(func(req []netlink.Message) ([]netlink.Message, error) {
-			if len(req) == 0 {
-				return nil, nil
-			}
-			m := req[0]
-			attrs, err := nldev.UnmarshalAttributes(m.Data)
-			if err != nil {
-				t.Fatalf("request: %v", err)
-			}
-			var replies [][]byte
-			switch cmd := nldev.Command(uint16(m.Header.Type) & 0x3ff); cmd {
-			case nldev.CmdGet:
-				replies = [][]byte{must(&dev)}
-			case nldev.CmdPortGet:
-				replies = [][]byte{must(&port)}
-			case nldev.CmdResGet:
-				replies = [][]byte{must(&summary)}
-			case nldev.CmdResQPGet:
-				if has(attrs, nldev.AttrResLQPN) {
-					for _, a := range attrs {
-						if a.Type == nldev.AttrResLQPN && a.Uint == 17 {
-							replies = [][]byte{withDev(&qps[1])}
-						}
+	return func(req []netlink.Message) ([]netlink.Message, error) {
+		if len(req) == 0 {
+			return nil, nil
+		}
+		m := req[0]
+		attrs, err := nldev.UnmarshalAttributes(m.Data)
+		if err != nil {
+			t.Fatalf("request: %v", err)
+		}
+		var replies [][]byte
+		switch cmd := nldev.Command(uint16(m.Header.Type) & 0x3ff); cmd {
+		case nldev.CmdGet:
+			replies = [][]byte{must(&dev)}
+		case nldev.CmdPortGet:
+			replies = [][]byte{must(&port)}
+		case nldev.CmdResGet:
+			replies = [][]byte{must(&summary)}
+		case nldev.CmdResQPGet:
+			if has(attrs, nldev.AttrResLQPN) {
+				for _, a := range attrs {
+					if a.Type == nldev.AttrResLQPN && a.Uint == 17 {
+						replies = [][]byte{withDev(&qps[1])}
 					}
-					if replies == nil {
-						return kernelError(int(unix.ENOENT), req)
-					}
-					break
 				}
-				replies = [][]byte{table(nldev.AttrResQP, nldev.AttrResQPEntry, &qps[0], &qps[1])}
-			case nldev.CmdResQPGetRaw, nldev.CmdResCQGetRaw, nldev.CmdResMRGetRaw:
-				return kernelError(int(unix.EOPNOTSUPP), req)
-			case nldev.CmdResCMIDGet:
-				replies = [][]byte{table(nldev.AttrResCMID, nldev.AttrResCMIDEntry, &cm)}
-			case nldev.CmdResCQGet:
-				replies = [][]byte{table(nldev.AttrResCQ, nldev.AttrResCQEntry, &cq)}
-			case nldev.CmdResMRGet:
-				replies = [][]byte{table(nldev.AttrResMR, nldev.AttrResMREntry, &mr)}
-			case nldev.CmdResPDGet:
-				replies = [][]byte{table(nldev.AttrResPD, nldev.AttrResPDEntry, &kpd, &pd)}
-			case nldev.CmdResCtxGet:
-				replies = [][]byte{table(nldev.AttrResCtx, nldev.AttrResCtxEntry, &ctx)}
-			case nldev.CmdResSRQGet:
-				replies = [][]byte{table(nldev.AttrResSRQ, nldev.AttrResSRQEntry, &srq)}
-			case nldev.CmdStatGet:
-				switch {
-				case has(attrs, nldev.AttrStatMode):
-					replies = [][]byte{must(&mode)}
-				case has(attrs, nldev.AttrStatRes):
-					replies = [][]byte{table(nldev.AttrStatCounter, nldev.AttrStatCounterEntry, &counter)}
-				default:
-					replies = [][]byte{must(&stats)}
+				if replies == nil {
+					return kernelError(int(unix.ENOENT), req)
 				}
-			case nldev.CmdSysGet:
-				replies = [][]byte{must(&sys)}
-			case nldev.CmdNewlink, nldev.CmdDellink, nldev.CmdSet, nldev.CmdSysSet, nldev.CmdStatSet:
-				return kernelError(0, req)
+				break
+			}
+			replies = [][]byte{table(nldev.AttrResQP, nldev.AttrResQPEntry, &qps[0], &qps[1])}
+		case nldev.CmdResQPGetRaw, nldev.CmdResCQGetRaw, nldev.CmdResMRGetRaw:
+			return kernelError(int(unix.EOPNOTSUPP), req)
+		case nldev.CmdResCMIDGet:
+			replies = [][]byte{table(nldev.AttrResCMID, nldev.AttrResCMIDEntry, &cm)}
+		case nldev.CmdResCQGet:
+			replies = [][]byte{table(nldev.AttrResCQ, nldev.AttrResCQEntry, &cq)}
+		case nldev.CmdResMRGet:
+			replies = [][]byte{table(nldev.AttrResMR, nldev.AttrResMREntry, &mr)}
+		case nldev.CmdResPDGet:
+			replies = [][]byte{table(nldev.AttrResPD, nldev.AttrResPDEntry, &kpd, &pd)}
+		case nldev.CmdResCtxGet:
+			replies = [][]byte{table(nldev.AttrResCtx, nldev.AttrResCtxEntry, &ctx)}
+		case nldev.CmdResSRQGet:
+			replies = [][]byte{table(nldev.AttrResSRQ, nldev.AttrResSRQEntry, &srq)}
+		case nldev.CmdStatGet:
+			switch {
+			case has(attrs, nldev.AttrStatMode):
+				replies = [][]byte{must(&mode)}
+			case has(attrs, nldev.AttrStatRes):
+				replies = [][]byte{table(nldev.AttrStatCounter, nldev.AttrStatCounterEntry, &counter)}
 			default:
-				return kernelError(int(unix.EOPNOTSUPP), req)
+				replies = [][]byte{must(&stats)}
 			}
-			var out []netlink.Message
-			for _, p := range replies {
-				out = append(out, netlink.Message{Header: netlink.Header{Type: m.Header.Type, Sequence: m.Header.Sequence, PID: m.Header.PID}, Data: p})
-			}
-			if m.Header.Flags&netlink.Dump != 0 {
-				return dumpReply(out)
-			}
-			return out, nil
-		})), nil
+		case nldev.CmdSysGet:
+			replies = [][]byte{must(&sys)}
+		case nldev.CmdNewlink, nldev.CmdDellink, nldev.CmdSet, nldev.CmdSysSet, nldev.CmdStatSet:
+			return kernelError(0, req)
+		default:
+			return kernelError(int(unix.EOPNOTSUPP), req)
+		}
+		var out []netlink.Message
+		for _, p := range replies {
+			out = append(out, netlink.Message{Header: netlink.Header{Type: m.Header.Type, Sequence: m.Header.Sequence, PID: m.Header.PID}, Data: p})
+		}
+		if m.Header.Flags&netlink.Dump != 0 {
+			return dumpReply(out)
+		}
+		return out, nil
 	}
 }
 
@@ -280,7 +285,7 @@ func TestFailures(t *testing.T) {
 		"filter without value": {[]string{"res", "show", "qp", "lqpn"}, "No filter data was supplied to filter option lqpn"},
 		"bad filter":           {[]string{"res", "show", "qp", "color", "red"}, "Unsupported filter option: color"},
 		"numeric filter":       {[]string{"res", "show", "qp", "lqpn", "x"}, `lqpn filter accepts "1234567890,-" characters only`},
-		"raw unsupported":      {[]string{"-r", "res", "show", "qp"}, "operation not supported"},
+		"raw unsupported":      {[]string{"-r", "res", "show", "qp"}, "error: Operation not supported"},
 		"unknown option":       {[]string{"-z", "dev"}, "Unknown option."},
 		"batch missing":        {[]string{"-b", "/nonexistent/batch"}, `Cannot open file "/nonexistent/batch" for reading: No such file or directory`},
 	} {
@@ -323,6 +328,63 @@ func TestNoRDMA(t *testing.T) {
 	if !errors.Is(&nldev.OpError{Err: unix.EPROTONOSUPPORT}, nldev.ErrNotSupported) {
 		t.Fatal("EPROTONOSUPPORT must mean not supported")
 	}
+}
+
+// TestKernelRefusal: a refusal from the kernel says what happened, with the
+// kernel's extended-ack text and what it takes to be allowed, and fails.
+func TestKernelRefusal(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		errno  unix.Errno
+		extack string
+		args   []string
+		want   string
+	}{
+		{"not root", unix.EPERM, "", []string{"link", "add", "rxe9", "type", "rxe", "netdev", "lo"},
+			"error: Operation not permitted (RDMA_NLDEV_CMD_NEWLINK needs CAP_NET_ADMIN: run as root)\n"},
+		{"not root with extack", unix.EPERM, "Not allowed in this namespace", []string{"dev", "set", "rxe0", "name", "x"},
+			"error: Operation not permitted: Not allowed in this namespace (RDMA_NLDEV_CMD_SET needs CAP_NET_ADMIN: run as root)\n"},
+		{"no such device", unix.ENODEV, "", []string{"link", "delete", "rxe0"}, "error: No such device\n"},
+		{"old kernel", unix.EOPNOTSUPP, "", []string{"sys", "set", "privileged-qkey", "on"}, "error: Operation not supported\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fake := fakeHandler(t)
+			dial := func() (*nldev.Conn, error) {
+				return nldev.NewConn(nltest.Dial(func(req []netlink.Message) ([]netlink.Message, error) {
+					// Reads go to the fake kernel; changes are refused.
+					if req[0].Header.Flags&netlink.Acknowledge == 0 {
+						return fake(req)
+					}
+					return extAckError(c.errno, c.extack, req), nil
+				})), nil
+			}
+			var out, errb bytes.Buffer
+			code := run(context.Background(), c.args, &out, &errb, dial)
+			if code == 0 || errb.String() != c.want || out.Len() != 0 {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want failure with %q", code, out.String(), errb.String(), c.want)
+			}
+		})
+	}
+}
+
+// extAckError is an NLMSG_ERROR with NLM_F_ACK_TLVS, as the kernel sends it
+// for a refused request: the errno, the echoed request header and, when
+// given, NLMSGERR_ATTR_MSG.
+func extAckError(errno unix.Errno, msg string, req []netlink.Message) []netlink.Message {
+	data := binary.NativeEndian.AppendUint32(nil, uint32(-int32(errno)))
+	hdr := make([]byte, 16)
+	binary.NativeEndian.PutUint32(hdr, 16)
+	binary.NativeEndian.PutUint16(hdr[4:], uint16(req[0].Header.Type))
+	data = append(data, hdr...)
+	flags := netlink.Capped
+	if msg != "" {
+		ae := netlink.NewAttributeEncoder()
+		ae.String(unix.NLMSGERR_ATTR_MSG, msg)
+		tlv, _ := ae.Encode()
+		data = append(data, tlv...)
+		flags |= netlink.AcknowledgeTLVs
+	}
+	return []netlink.Message{{Header: netlink.Header{Type: netlink.Error, Flags: flags, Sequence: req[0].Header.Sequence, PID: req[0].Header.PID}, Data: data}}
 }
 
 func TestPortArg(t *testing.T) {

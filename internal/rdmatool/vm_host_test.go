@@ -3,7 +3,8 @@
 package rdmatool
 
 // The host side of the live comparison: boots the kernel VM and runs
-// TestLiveCompare (live_vmguest_test.go) inside it.
+// TestLiveCompare (live_vmguest_test.go) inside it, with the rdmatool binary
+// beside the test for the runs as an unprivileged user.
 
 import (
 	"testing"
@@ -12,5 +13,9 @@ import (
 )
 
 func TestVM(t *testing.T) {
-	vmtest.Run(t, "./internal/rdmatool", "-test.run", "^TestLiveCompare$", "-test.v")
+	vmtest.RunWith(t, vmtest.Options{
+		Pkg:           "./internal/rdmatool",
+		Args:          []string{"-test.run", "^TestLiveCompare$", "-test.v"},
+		ExtraBinaries: map[string]string{"rdmatool": "./cmd/rdmatool"},
+	})
 }
