@@ -1,0 +1,15 @@
+//go:build !vmguest
+
+package vmad_test
+
+import (
+	"testing"
+
+	"github.com/rdmakit/rdmakit/internal/vmtest"
+)
+
+// TestVMADVM runs this package's vmguest tests (guest_test.go) as root in
+// the floor-4 VM: our UD QP talks to a umad agent on rxe0's QP1.
+func TestVMADVM(t *testing.T) {
+	vmtest.RunWith(t, vmtest.Options{Pkg: "./verbs/vmad", CGO: true, Args: []string{"-test.v", "-test.run=^TestGuest"}})
+}
