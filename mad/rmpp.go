@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/rdmakit/rdmakit/iba"
 	"time"
 )
 
@@ -131,10 +132,16 @@ func (ra *reassembly) send(typ, status uint8, d1, d2 uint32) {
 	_ = x.c.t.Send(x.ctx, &Packet{Agent: x.agent, Addr: gsiAddr(ra.addr), MAD: b})
 }
 
-// control builds an RMPP ACK, STOP or ABORT answering the segment data.
+// control builds an RMPP ACK, STOP or ABORT answering the segment data. It
+// carries the segment's whole class header, as the kernel's ACKs do (IBA
+// 13.6.2.1): a vendor-OUI class needs its OUI there to be matched.
 func control(data []byte, typ, status uint8, d1, d2 uint32) []byte {
 	b := make([]byte, Size)
-	copy(b[:HeaderSize], data)
+	n := HeaderSize
+	if len(data) > 1 {
+		n = max(n, min(classOf(iba.Class(data[1])).dataOff, len(data)))
+	}
+	copy(b[:n], data)
 	b[offMethod] ^= 0x80
 	binary.BigEndian.PutUint16(b[offStatus:], 0)
 	setRMPP(b, typ, RMPPFlagActive, status, d1, d2)
