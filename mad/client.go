@@ -94,6 +94,7 @@ type Client struct {
 type agentKey struct {
 	class, version uint8
 	server         bool
+	oui            uint32
 }
 
 // matchKey matches a reply to its request: the class and the low 32 bits of
@@ -163,14 +164,14 @@ func (c *Client) nextTID() uint64 {
 }
 
 // agent registers (once) the agent for a class.
-func (c *Client) agent(class, version uint8, server bool, methods []uint8) (int, error) {
-	k := agentKey{class, version, server}
+func (c *Client) agent(class, version uint8, server bool, methods []uint8, oui uint32) (int, error) {
+	k := agentKey{class, version, server, oui}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if id, ok := c.agents[k]; ok {
 		return id, nil
 	}
-	spec := AgentSpec{Class: class, ClassVersion: version, Methods: methods}
+	spec := AgentSpec{Class: class, ClassVersion: version, Methods: methods, OUI: oui}
 	if classOf(iba.Class(class)).rmpp && c.t.KernelRMPP() {
 		spec.RMPPVersion = 1
 	}
@@ -417,7 +418,7 @@ func (c *Client) Do(ctx context.Context, req Request) (*Reply, error) {
 	if len(req.Data) > single && !ci.rmpp {
 		return nil, fmt.Errorf("%s %s to %s: %d bytes of data do not fit one MAD (%d)", name, aname, req.Target, len(req.Data), single)
 	}
-	agent, err := c.agent(uint8(class), version, false, nil)
+	agent, err := c.agent(uint8(class), version, false, nil, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -88,16 +88,31 @@ const maxServerInFlight = 256
 // sends the reply, an error reply, or for the RMPP classes an RMPP transfer
 // (IBA 13.6) when the reply does not fit one MAD or is a GetTableResp.
 // Requests of another class version get a bad-version reply, methods not
+// ServeOption adjusts Serve.
+type ServeOption func(*serveOptions)
+
+type serveOptions struct{ oui uint32 }
+
+// WithOUI names the OUI of a vendor-OUI class (0x30-0x4f) to serve: the
+// kernel (umad) delivers such requests only to an agent registered with it
+// and refuses to register a vendor-OUI server without one; ibsim and the
+// in-process simulator do not look at it.
+func WithOUI(oui uint32) ServeOption { return func(o *serveOptions) { o.oui = oui } }
+
 // listed an unsupported-method one. One Serve per class at a time.
-func (c *Client) Serve(ctx context.Context, class iba.Class, version uint8, methods []iba.Method, h Handler) error {
+func (c *Client) Serve(ctx context.Context, class iba.Class, version uint8, methods []iba.Method, h Handler, opts ...ServeOption) error {
 	if version == 0 {
 		version = classOf(class).version
+	}
+	var so serveOptions
+	for _, o := range opts {
+		o(&so)
 	}
 	ms := make([]uint8, len(methods))
 	for i, m := range methods {
 		ms[i] = uint8(m)
 	}
-	agent, err := c.agent(uint8(class), version, true, ms)
+	agent, err := c.agent(uint8(class), version, true, ms, so.oui)
 	if err != nil {
 		return fmt.Errorf("serving class 0x%02x: %w", uint8(class), err)
 	}
