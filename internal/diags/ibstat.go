@@ -1,0 +1,558 @@
+package diags
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmakit/rdmakit/device"
+	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibpath"
+)
+
+func init() {
+	register(command{name: "ibstat", make: newIBStat})
+}
+
+// sysfsRoot is where the device layer reads sysfs: RDMAKIT_SYSFS for
+// fixture trees, else the live /sys.
+func sysfsRoot() string {
+	if r := os.Getenv(SysfsEnv); r != "" {
+		return r
+	}
+	return device.DefaultSysRoot
+}
+
+// caView is one RDMA device as libibumad and the ibstatus script see it:
+// the text of its sysfs attribute files. On the umad fabric they are the
+// files under /sys/class/infiniband/<dev> (found through package device); on
+// any other fabric there is no sysfs for the attached port, so they are made
+// up from SMPs to it the way libumad2sim writes its fake sysfs for an ibsim
+// client, and the C tools run under libumad2sim print the same.
+type caView struct {
+	name  string
+	dir   string            // the device's sysfs directory, or ""
+	files map[string]string // the made-up files when dir is ""
+	ports []string          // the entries of ports/, in the shell's glob order
+}
+
+// read returns a file's contents as read(2) gives them; ok is false when the
+// file cannot be read.
+func (c *caView) read(rel string) (string, bool) {
+	if c.dir == "" {
+		s, ok := c.files[rel]
+		return s, ok
+	}
+	b, err := os.ReadFile(filepath.Join(c.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// sysString is libibumad's sys_read_string: the text up to the last newline.
+func (c *caView) sysString(rel string) (string, bool) {
+	s, ok := c.read(rel)
+	if !ok {
+		return "", false
+	}
+	if len(s) > 255 {
+		s = s[:255]
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s, true
+}
+
+// sysUint is sys_read_uint: strtoul(text, NULL, 0), which takes "4: ACTIVE"
+// as 4, "0x1a" as 26 and "100 Gb/sec (4X EDR)" as 100.
+func (c *caView) sysUint(rel string) (uint32, bool) {
+	s, ok := c.sysString(rel)
+	return uint32(cStrtoul(s)), ok
+}
+
+// sysGUID is sys_read_guid (and the interface half of sys_read_gid): colon
+// separated 16-bit hex groups.
+func (c *caView) sysGroups(rel string, n int) ([]uint16, bool) {
+	s, ok := c.sysString(rel)
+	if !ok {
+		return nil, false
+	}
+	parts := strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == ' ' || r == '\t' || r == '\n' })
+	if len(parts) < n {
+		return nil, false
+	}
+	out := make([]uint16, n)
+	for i := range out {
+		v, _ := strconv.ParseUint(hexPrefix(parts[i]), 16, 64)
+		out[i] = uint16(v)
+	}
+	return out, true
+}
+
+func hexPrefix(s string) string {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i], 16) {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func joinGroups(g []uint16) uint64 {
+	var v uint64
+	for _, x := range g {
+		v = v<<16 | uint64(x)
+	}
+	return v
+}
+
+// sysfsCAs lists the devices of the live (or RDMAKIT_SYSFS) sysfs.
+func sysfsCAs() ([]*caView, error) {
+	devs, err := device.List(sysfsRoot())
+	if err != nil && !errors.Is(err, device.ErrNoDevices) {
+		return nil, fmt.Errorf("listing RDMA devices: %w", err)
+	}
+	var out []*caView
+	for _, d := range devs {
+		c := &caView{name: d.Name, dir: d.Dir}
+		ents, err := os.ReadDir(filepath.Join(d.Dir, "ports"))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("reading RDMA device %s: %w", d.Name, err)
+		}
+		for _, e := range ents {
+			c.ports = append(c.ports, e.Name())
+		}
+		sort.Strings(c.ports)
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// simulatedCA is the attached port of a fabric without sysfs, described as
+// libumad2sim describes an ibsim port in its fake sysfs (device ibsim0,
+// type "simulator", firmware 1, hardware version the NodeInfo revision, one
+// port directory named after PortInfo:LocalPortNum, no link_layer file),
+// from NodeInfo and PortInfo read by directed route 0.
+func (e *Env) simulatedCA() (*caView, error) {
+	s, err := e.open()
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	self := ibpath.NewDR(0)
+	var ni iba.NodeInfo
+	if err := s.mc.SubnGet(e.Ctx, self, &ni, 0); err != nil {
+		return nil, fmt.Errorf("reading NodeInfo of the local port %s: %w", s.local.Name, err)
+	}
+	var pi iba.PortInfo
+	if err := s.mc.SubnGet(e.Ctx, self, &pi, 0); err != nil {
+		return nil, fmt.Errorf("reading PortInfo of the local port %s: %w", s.local.Name, err)
+	}
+	return simulatedFiles(&ni, &pi), nil
+}
+
+func simulatedFiles(ni *iba.NodeInfo, pi *iba.PortInfo) *caView {
+	types := map[iba.NodeType]string{iba.NodeTypeCA: "CA", iba.NodeTypeSwitch: "SWITCH", iba.NodeTypeRouter: "ROUTER"}
+	nt, ok := types[ni.NodeType]
+	if !ok {
+		nt = "<unknown>"
+	}
+	guid4 := func(g uint64) string {
+		return fmt.Sprintf("%04x:%04x:%04x:%04x", uint16(g>>48), uint16(g>>32), uint16(g>>16), uint16(g))
+	}
+	port := strconv.Itoa(int(pi.LocalPortNum))
+	p := "ports/" + port + "/"
+	states := []string{"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"}
+	st := "<unknown>"
+	if int(pi.PortState) < len(states) {
+		st = states[pi.PortState]
+	}
+	phys := []string{"", "Sleep", "Polling", "Disabled", "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "Phy Test"}
+	ph := "<unknown>"
+	if v := int(pi.PortPhysicalState); v > 0 && v < len(phys) {
+		ph = phys[v]
+	}
+	files := map[string]string{
+		"node_type":          fmt.Sprintf("%x: %s\n", uint8(ni.NodeType), nt),
+		"fw_ver":             "1\n",
+		"hw_rev":             fmt.Sprintf("%x\n", ni.Revision),
+		"hca_type":           "simulator\n",
+		"node_guid":          guid4(uint64(ni.NodeGUID)) + "\n",
+		"sys_image_guid":     guid4(uint64(ni.SystemImageGUID)) + "\n",
+		p + "lid_mask_count": strconv.Itoa(int(pi.LMC)),
+		p + "sm_lid":         fmt.Sprintf("0x%x", pi.MasterSMLID),
+		p + "sm_sl":          strconv.Itoa(int(pi.MasterSMSL)),
+		p + "lid":            fmt.Sprintf("0x%x", pi.LID),
+		p + "state":          fmt.Sprintf("%d: %s\n", pi.PortState, st),
+		p + "phys_state":     fmt.Sprintf("%d: %s\n", pi.PortPhysicalState, ph),
+		p + "rate":           simulatedRate(pi),
+		p + "cap_mask":       fmt.Sprintf("0x%08x", pi.CapabilityMask),
+		p + "gids/0":         guid4(pi.GIDPrefix) + ":" + guid4(uint64(ni.NodeGUID)+uint64(pi.LocalPortNum)) + "\n",
+		p + "pkeys/0":        "0xffff\n",
+	}
+	return &caView{name: "ibsim0", files: files, ports: []string{port}}
+}
+
+// simulatedRate is libumad2sim's rate file, its arithmetic included (EDR
+// counts 26 Gb/s a lane there).
+func simulatedRate(pi *iba.PortInfo) string {
+	const extSpeeds = 1 << 14
+	speed := 0
+	if pi.CapabilityMask&extSpeeds != 0 {
+		speed = int(pi.LinkSpeedExtActive)
+	}
+	lanes := map[uint8]int{1: 1, 2: 4, 4: 8, 8: 12}[pi.LinkWidthActive]
+	if speed == 0 {
+		speed = int(pi.LinkSpeedActive)
+		name := map[int]string{2: " DDR", 4: " QDR"}[speed]
+		half := ""
+		if lanes*speed*25%10 != 0 {
+			half = ".5"
+		}
+		return fmt.Sprintf("%d%s Gb/sec (%dX%s)\n", lanes*speed*25/10, half, lanes, name)
+	}
+	name := map[int]string{1: " FDR", 2: " EDR", 4: " HDR", 8: " NDR"}[speed]
+	g := 26 * lanes
+	if speed == 1 {
+		g = 14 * lanes
+	}
+	return fmt.Sprintf("%d Gb/sec (%dX%s)\n", g, lanes, name)
+}
+
+// localCAs is the device list of ibstat and ibstatus on the fabric the
+// flags select.
+func (e *Env) localCAs() ([]*caView, error) {
+	if e.fabricSpec() == "umad" {
+		return sysfsCAs()
+	}
+	c, err := e.simulatedCA()
+	if err != nil {
+		return nil, err
+	}
+	return []*caView{c}, nil
+}
+
+// IBStatResult is what ibstat read: the devices, or with -l their names, or
+// with -p their port GUIDs.
+type IBStatResult struct {
+	CAs       []IBStatCA `json:"cas,omitempty"`
+	Names     []string   `json:"names,omitempty"`
+	PortGUIDs []string   `json:"portGUIDs,omitempty"`
+}
+
+// IBStatCA is one device as libibumad's umad_get_ca reads it.
+type IBStatCA struct {
+	Name            string       `json:"name"`
+	NodeType        string       `json:"nodeType"`
+	CAType          string       `json:"caType"`
+	NumPorts        int          `json:"numPorts"`
+	FirmwareVersion string       `json:"firmwareVersion"`
+	HardwareVersion string       `json:"hardwareVersion"`
+	NodeGUID        string       `json:"nodeGUID"`
+	SystemImageGUID string       `json:"systemImageGUID"`
+	Ports           []IBStatPort `json:"ports,omitempty"`
+
+	nodeType uint32
+}
+
+// IBStatPort is one port of a device.
+type IBStatPort struct {
+	Port           int    `json:"port"`
+	State          string `json:"state"`
+	PhysicalState  string `json:"physicalState"`
+	Rate           string `json:"rate"`
+	BaseLID        uint32 `json:"baseLID"`
+	LMC            uint32 `json:"lmc"`
+	SMLID          uint32 `json:"smLID"`
+	CapabilityMask uint32 `json:"capabilityMask"`
+	PortGUID       string `json:"portGUID"`
+	LinkLayer      string `json:"linkLayer"`
+}
+
+var (
+	caNodeTypes    = []string{"???", "CA", "Switch", "Router", "iWARP RNIC"}
+	ibstatStates   = []string{"???", "Down", "Initializing", "Armed", "Active"}
+	ibstatPhysical = []string{"No state change", "Sleep", "Polling", "Disabled", "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "PhyTest"}
+)
+
+func pickName(names []string, v uint32) string {
+	if int64(v) < int64(len(names)) {
+		return names[v]
+	}
+	return "???"
+}
+
+// isIBType is libibumad's is_ib_type: node_type 1 to 3.
+func (c *caView) isIBType() bool {
+	t, ok := c.sysUint("node_type")
+	return ok && t >= 1 && t <= 3
+}
+
+// stat is umad_get_ca: every file it needs must be there.
+func (c *caView) stat() (*IBStatCA, error) {
+	t, ok := c.sysUint("node_type")
+	if !ok {
+		return nil, fmt.Errorf("%s: no node_type", c.name)
+	}
+	ca := &IBStatCA{Name: c.name, nodeType: t, NodeType: pickName(caNodeTypes, t)}
+	ca.FirmwareVersion, _ = c.sysString("fw_ver")
+	ca.HardwareVersion, _ = c.sysString("hw_rev")
+	ca.CAType, _ = c.sysString("hca_type")
+	for _, g := range []struct {
+		file string
+		to   *string
+	}{{"node_guid", &ca.NodeGUID}, {"sys_image_guid", &ca.SystemImageGUID}} {
+		v, ok := c.sysGroups(g.file, 4)
+		if !ok {
+			return nil, fmt.Errorf("%s: no %s", c.name, g.file)
+		}
+		*g.to = fmt.Sprintf("0x%016x", joinGroups(v))
+	}
+	for _, name := range c.ports {
+		n, err := strconv.Atoi(name)
+		if err != nil || n < 0 || (n == 0 && name != "0") || n >= 255 {
+			return nil, fmt.Errorf("%s: bad port directory %q", c.name, name)
+		}
+		p, err := c.statPort(n)
+		if err != nil {
+			return nil, err
+		}
+		ca.Ports = append(ca.Ports, *p)
+		if n > ca.NumPorts {
+			ca.NumPorts = n
+		}
+	}
+	sort.Slice(ca.Ports, func(i, j int) bool { return ca.Ports[i].Port < ca.Ports[j].Port })
+	return ca, nil
+}
+
+func (c *caView) statPort(n int) (*IBStatPort, error) {
+	dir := "ports/" + strconv.Itoa(n) + "/"
+	vals := map[string]uint32{}
+	for _, f := range []string{"lid_mask_count", "sm_lid", "sm_sl", "lid", "state", "phys_state", "rate", "cap_mask"} {
+		v, ok := c.sysUint(dir + f)
+		if !ok {
+			return nil, fmt.Errorf("%s port %d: no %s", c.name, n, f)
+		}
+		vals[f] = v
+	}
+	gid, ok := c.sysGroups(dir+"gids/0", 8)
+	if !ok {
+		return nil, fmt.Errorf("%s port %d: no gids/0", c.name, n)
+	}
+	if !c.hasPKeys(dir + "pkeys") {
+		return nil, fmt.Errorf("%s port %d: no pkeys", c.name, n)
+	}
+	ll, ok := c.sysString(dir + "link_layer")
+	if !ok {
+		ll = "IB"
+	}
+	rate := strconv.Itoa(int(int32(vals["rate"])))
+	switch {
+	case c.isFDR10(dir):
+		rate += " (FDR10)"
+	case vals["rate"] == 2: // 1x SDR
+		rate = "2.5"
+	}
+	return &IBStatPort{
+		Port:           n,
+		State:          pickName(ibstatStates, vals["state"]),
+		PhysicalState:  pickName(ibstatPhysical, vals["phys_state"]),
+		Rate:           rate,
+		BaseLID:        vals["lid"],
+		LMC:            vals["lid_mask_count"],
+		SMLID:          vals["sm_lid"],
+		CapabilityMask: vals["cap_mask"],
+		PortGUID:       fmt.Sprintf("0x%016x", joinGroups(gid[4:])),
+		LinkLayer:      ll,
+	}, nil
+}
+
+func (c *caView) hasPKeys(rel string) bool {
+	if c.dir == "" {
+		_, ok := c.files[rel+"/0"]
+		return ok
+	}
+	ents, err := os.ReadDir(filepath.Join(c.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.Name() != "" && e.Name()[0] >= '0' && e.Name()[0] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// isFDR10 is ibstat's is_fdr10: the rate text ends its parenthesis in
+// "FDR10".
+func (c *caView) isFDR10(dir string) bool {
+	s, ok := c.sysString(dir + "rate")
+	if !ok {
+		return false
+	}
+	i := strings.IndexByte(s, ')')
+	return i >= 5 && strings.EqualFold(s[i-5:i], "fdr10")
+}
+
+type ibstatFlags struct {
+	list, short, portList bool
+}
+
+func newIBStat(e *Env) *cobra.Command {
+	var f ibstatFlags
+	c := &cobra.Command{
+		Use:   "ibstat [flags] [<ca_name>] [portnum]",
+		Short: "show the local RDMA devices and their ports (infiniband-diags ibstat)",
+		Long: `ibstat prints the local RDMA devices and their ports as libibumad reads
+them from sysfs. On a fabric other than umad it describes the attached port
+from SMPs, as libumad2sim's fake sysfs would.
+
+Examples:
+  ibstat -l        # list all IB devices
+  ibstat mthca0 2  # stat port 2 of 'mthca0'`,
+		Args: cobra.MaximumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runIBStat(e, &f, args)
+		},
+	}
+	fl := c.Flags()
+	fl.BoolVarP(&f.list, "list_of_cas", "l", false, "list all IB devices")
+	fl.BoolVarP(&f.short, "short", "s", false, "short output")
+	fl.BoolVarP(&f.portList, "port_list", "p", false, "show port list")
+	return c
+}
+
+func runIBStat(e *Env, f *ibstatFlags, args []string) error {
+	// -C and -P name the device and port as the arguments do.
+	if len(args) == 0 && e.CA != "" {
+		args = append(args, e.CA)
+		if e.Port != "" {
+			args = append(args, e.Port)
+		}
+	}
+	all, err := e.localCAs()
+	if err != nil {
+		return err
+	}
+	var cas []*caView
+	for _, c := range all {
+		if c.isIBType() {
+			cas = append(cas, c)
+		}
+	}
+	portnum := -1
+	if len(args) > 1 {
+		portnum = int(int32(cStrtoul(args[1])))
+	}
+	if len(args) > 0 {
+		var found *caView
+		for _, c := range cas {
+			if c.name == args[0] {
+				found = c
+			}
+		}
+		if found == nil {
+			return iberror(nil, "'%s' IB device can't be found", args[0])
+		}
+		cas = []*caView{found}
+	}
+	res := &IBStatResult{}
+	var text strings.Builder
+	switch {
+	case f.portList:
+		for _, c := range cas {
+			ca, err := c.stat()
+			if err != nil {
+				return iberror(err, "can't list ports")
+			}
+			for _, p := range ca.Ports {
+				if p.PortGUID != "0x0000000000000000" {
+					res.PortGUIDs = append(res.PortGUIDs, p.PortGUID)
+					fmt.Fprintln(&text, p.PortGUID)
+				}
+			}
+		}
+	case f.list:
+		for _, c := range cas {
+			res.Names = append(res.Names, c.name)
+			fmt.Fprintln(&text, c.name)
+		}
+	default:
+		for _, c := range cas {
+			ca, err := c.stat()
+			if err != nil {
+				return iberror(err, "stat of IB device '%s' failed", c.name)
+			}
+			if ca.nodeType == 0 {
+				continue
+			}
+			if !f.short && portnum >= 0 {
+				var port *IBStatPort
+				for i := range ca.Ports {
+					if ca.Ports[i].Port == portnum {
+						port = &ca.Ports[i]
+					}
+				}
+				if port == nil {
+					fmt.Fprintf(e.Stderr, "ibstat: %s: '%s' has no port number %d - max (%d)\n", ca.NodeType, ca.Name, portnum, ca.NumPorts)
+					return iberror(nil, "stat of IB device '%s' failed", c.name)
+				}
+				fmt.Fprintf(&text, "%s: '%s'\n", ca.NodeType, ca.Name)
+				writeIBStatPort(&text, port, "", "")
+				ca.Ports = []IBStatPort{*port}
+				res.CAs = append(res.CAs, *ca)
+				continue
+			}
+			writeIBStatCA(&text, ca)
+			if f.short {
+				ca.Ports = nil
+			} else {
+				for i := range ca.Ports {
+					writeIBStatPort(&text, &ca.Ports[i], "\t", "\t\t")
+				}
+			}
+			res.CAs = append(res.CAs, *ca)
+		}
+	}
+	if e.JSON {
+		return e.writeJSON("ibstat", res)
+	}
+	_, err = io.WriteString(e.Stdout, text.String())
+	return err
+}
+
+func writeIBStatCA(w io.Writer, ca *IBStatCA) {
+	fmt.Fprintf(w, "%s '%s'\n", ca.NodeType, ca.Name)
+	fmt.Fprintf(w, "\t%s type: %s\n", ca.NodeType, ca.CAType)
+	fmt.Fprintf(w, "\tNumber of ports: %d\n", ca.NumPorts)
+	fmt.Fprintf(w, "\tFirmware version: %s\n", ca.FirmwareVersion)
+	fmt.Fprintf(w, "\tHardware version: %s\n", ca.HardwareVersion)
+	fmt.Fprintf(w, "\tNode GUID: %s\n", ca.NodeGUID)
+	fmt.Fprintf(w, "\tSystem image GUID: %s\n", ca.SystemImageGUID)
+}
+
+func writeIBStatPort(w io.Writer, p *IBStatPort, hdr, pre string) {
+	fmt.Fprintf(w, "%sPort %d:\n", hdr, p.Port)
+	fmt.Fprintf(w, "%sState: %s\n", pre, p.State)
+	fmt.Fprintf(w, "%sPhysical state: %s\n", pre, p.PhysicalState)
+	fmt.Fprintf(w, "%sRate: %s\n", pre, p.Rate)
+	fmt.Fprintf(w, "%sBase lid: %d\n", pre, int32(p.BaseLID))
+	fmt.Fprintf(w, "%sLMC: %d\n", pre, int32(p.LMC))
+	fmt.Fprintf(w, "%sSM lid: %d\n", pre, int32(p.SMLID))
+	fmt.Fprintf(w, "%sCapability mask: 0x%08x\n", pre, p.CapabilityMask)
+	fmt.Fprintf(w, "%sPort GUID: %s\n", pre, p.PortGUID)
+	fmt.Fprintf(w, "%sLink layer: %s\n", pre, p.LinkLayer)
+}

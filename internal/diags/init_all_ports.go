@@ -1,0 +1,93 @@
+package diags
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibpath"
+	"github.com/rdmakit/rdmakit/subnet"
+)
+
+func init() {
+	register(command{name: "init_all_ports", make: newInitAllPorts})
+}
+
+// InitAllPortsResult lists the ports init_all_ports set Down, and those it
+// could not.
+type InitAllPortsResult struct {
+	Ports  []PortStateChange `json:"ports"`
+	Failed []PortStateChange `json:"failed,omitempty"`
+}
+
+func newInitAllPorts(e *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "init_all_ports [flags]",
+		Short: "drop every active link back to Init (python-rdma init_all_ports)",
+		Long: `init_all_ports discovers the subnet by directed route and sets every
+port that is Armed or Active (switch port 0 aside) to Down, so that its link
+retrains and comes back in Init, where it carries only management traffic.
+It can recover a subnet from a credit loop deadlock; the SM then brings the
+links up again. Ports farthest from here go first, this port last, so that
+no change cuts the routes to the ones still to do. It may need more than one
+run.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInitAllPorts(e)
+		},
+	}
+}
+
+func runInitAllPorts(e *Env) error {
+	s, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	sn, _, err := subnet.Discover(e.Ctx, s.mc, subnet.DiscoverOptions{LocalLID: s.local.LID})
+	if err != nil {
+		return fmt.Errorf("discovering the subnet: %w", err)
+	}
+	res := &InitAllPortsResult{Ports: []PortStateChange{}}
+	var text strings.Builder
+	nodes := sn.Nodes()
+	routes := routesAvoiding(sn, nil, int(s.local.PortNum))
+	for i := len(nodes) - 1; i >= 0; i-- {
+		n := nodes[i]
+		for num := n.NumPorts; num >= 1; num-- {
+			p := n.Port(num)
+			if p == nil || !p.HasInfo {
+				continue
+			}
+			path, ok := routes.portRoute(n, num, nil)
+			if !ok {
+				continue // a CA port with no switch behind it: no SMP reaches it
+			}
+			dr := ibpath.NewDR(append([]byte{0}, path...)...)
+			route := dr.Route().DR.String(s.local.LID)
+			pi := p.PortInfo()
+			if pi.PortState == iba.PortState(1) || pi.PortState == iba.PortState(2) {
+				continue
+			}
+			ch := PortStateChange{PortGUID: p.GUID.Colon(), Port: num, Route: route,
+				StateBefore: pi.PortState.String(), PhysStateBefore: pi.PortPhysicalState.String(), Set: "PortState " + iba.PortState(1).String()}
+			m := pi
+			m.PortPhysicalState, m.LinkSpeedEnabled, m.LinkWidthEnabled = 0, 0, 0
+			m.PortState = iba.PortState(1)
+			if err := s.mc.SubnSet(e.Ctx, dr, &m, uint32(num)); err != nil {
+				fmt.Fprintf(&text, "Failed to set port state on %s@%d via %s\n    %v\n", ch.PortGUID, num, route, err)
+				res.Failed = append(res.Failed, ch)
+				continue
+			}
+			fmt.Fprintf(&text, "Changed %s@%d on %s: %s (was %s)\n", ch.PortGUID, num, route, ch.Set, ch.StateBefore)
+			res.Ports = append(res.Ports, ch)
+		}
+	}
+	if e.JSON {
+		return e.writeJSON("init_all_ports", res)
+	}
+	_, err = fmt.Fprint(e.Stdout, text.String())
+	return err
+}

@@ -1,0 +1,327 @@
+package diags
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibpath"
+	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/subnet"
+)
+
+func init() {
+	register(command{name: "set_port_state", make: newSetPortState})
+}
+
+// SetPortStateResult lists the ports set_port_state changed, or would have.
+type SetPortStateResult struct {
+	// Action is disable, enable, init or "" for a dry run.
+	Action string            `json:"action"`
+	Ports  []PortStateChange `json:"ports"`
+}
+
+// PortStateChange is one port and the directed route used to reach it.
+type PortStateChange struct {
+	PortGUID string `json:"portGUID"`
+	Port     int    `json:"port"`
+	Route    string `json:"route"`
+	// Before is the port's PortInfo:PortState and PortPhysicalState as
+	// read before the change.
+	StateBefore     string `json:"stateBefore"`
+	PhysStateBefore string `json:"physStateBefore"`
+	// Set says what was written; empty for a dry run.
+	Set string `json:"set,omitempty"`
+}
+
+type setPortStateFlags struct {
+	disable, enable, init bool
+}
+
+func newSetPortState(e *Env) *cobra.Command {
+	var f setPortStateFlags
+	c := &cobra.Command{
+		Use:   "set_port_state [flags] TARGET[@PORT_NUM]...",
+		Short: "disable, enable or reset links, reaching them around the links changed (python-rdma set_port_state)",
+		Long: `set_port_state changes the port state of several ports at once. It
+discovers the subnet, leaves out the links of every port named, and reaches
+each port by a directed route that crosses none of them, so that it can cut
+the fabric in two and still reach every port it was asked to change on this
+side. TARGET is a LID, port GUID, GID or directed route of an end port;
+@PORT_NUM picks a port of its node (needed for a switch).
+
+  --disable  PortPhysicalState Disabled
+  --enable   PortPhysicalState Polling
+  --init     PortState Down: the link retrains and comes back in Init
+
+Without one of them it only says what it would change. All reads are done
+before the first change.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSetPortState(e, &f, args)
+		},
+	}
+	fl := c.Flags()
+	fl.BoolVar(&f.disable, "disable", false, "set the physical port state to disabled")
+	fl.BoolVar(&f.enable, "enable", false, "set the physical port state to polling")
+	fl.BoolVar(&f.init, "init", false, "set the port state to down, so that the link comes back in init")
+	return c
+}
+
+type portTarget struct {
+	arg  string
+	port *subnet.Port // the end port the target names
+	num  int          // the port of its node to change
+}
+
+func runSetPortState(e *Env, f *setPortStateFlags, args []string) error {
+	n := 0
+	res := &SetPortStateResult{Ports: []PortStateChange{}}
+	var phys, state uint8
+	for _, o := range []struct {
+		on     bool
+		name   string
+		phys   uint8
+		pstate uint8
+	}{{f.disable, "disable", 3, 0}, {f.enable, "enable", 2, 0}, {f.init, "init", 0, 1}} {
+		if o.on {
+			n++
+			res.Action, phys, state = o.name, o.phys, o.pstate
+		}
+	}
+	if n > 1 {
+		return usagef("--disable, --enable and --init exclude each other")
+	}
+	s, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	sn, _, err := subnet.Discover(e.Ctx, s.mc, subnet.DiscoverOptions{LocalLID: s.local.LID})
+	if err != nil {
+		return fmt.Errorf("discovering the subnet: %w", err)
+	}
+	var targets []portTarget
+	cut := map[portKey]bool{}
+	for _, a := range args {
+		spec, idx, hasIdx := strings.Cut(a, "@")
+		p, err := findEndPort(sn, spec)
+		if err != nil {
+			return err
+		}
+		num := p.Num
+		if hasIdx {
+			v, err := strconv.Atoi(idx)
+			if err != nil || v < 0 || v > p.Node.NumPorts {
+				return usagef("%s: no port %q on that node", a, idx)
+			}
+			num = v
+		} else if p.Node.Type == iba.NodeTypeSwitch {
+			return usagef("Need to have a port index for switch %s", p.GUID.Colon())
+		}
+		targets = append(targets, portTarget{arg: a, port: p, num: num})
+		cut[portKey{p.Node.GUID, num}] = true
+		for _, n := range []*subnet.Node{p.Node, sn.Node(p.Node.GUID)} {
+			if q := n.Port(num); n != nil && q != nil && q.Remote != nil && q.Remote.Node != nil {
+				cut[keyOf(q.Remote)] = true
+			}
+		}
+	}
+	routes := routesAvoiding(sn, cut, int(s.local.PortNum))
+	var plans []struct {
+		t  portTarget
+		dr *ibpath.DRPath
+		pi iba.PortInfo
+	}
+	for _, t := range targets {
+		path, ok := routes.portRoute(t.port.Node, t.num, cut)
+		if !ok {
+			return noRoute(routes, t)
+		}
+		dr := ibpath.NewDR(append([]byte{0}, path...)...)
+		var pi iba.PortInfo
+		if err := s.mc.SubnGet(e.Ctx, dr, &pi, uint32(t.num)); err != nil {
+			return fmt.Errorf("reading PortInfo of %s port %d: %w", t.port.GUID.Colon(), t.num, err)
+		}
+		plans = append(plans, struct {
+			t  portTarget
+			dr *ibpath.DRPath
+			pi iba.PortInfo
+		}{t, dr, pi})
+	}
+	var text strings.Builder
+	for _, p := range plans {
+		route := p.dr.Route()
+		ch := PortStateChange{PortGUID: p.t.port.GUID.Colon(), Port: p.t.num, Route: route.DR.String(s.local.LID),
+			StateBefore: p.pi.PortState.String(), PhysStateBefore: p.pi.PortPhysicalState.String()}
+		if res.Action == "" {
+			fmt.Fprintf(&text, "Would have changed %s@%d on %s\n", ch.PortGUID, ch.Port, ch.Route)
+			res.Ports = append(res.Ports, ch)
+			continue
+		}
+		m := p.pi
+		m.PortState, m.PortPhysicalState = iba.PortState(state), iba.PhysPortState(phys)
+		m.LinkSpeedEnabled, m.LinkWidthEnabled = 0, 0
+		if err := s.mc.SubnSet(e.Ctx, p.dr, &m, uint32(p.t.num)); err != nil {
+			return fmt.Errorf("setting the port state of %s@%d on %s: %w", ch.PortGUID, ch.Port, ch.Route, err)
+		}
+		if phys != 0 {
+			ch.Set = "PortPhysicalState " + iba.PhysPortState(phys).String()
+		} else {
+			ch.Set = "PortState " + iba.PortState(state).String()
+		}
+		fmt.Fprintf(&text, "Changed %s@%d on %s: %s (was %s, %s)\n", ch.PortGUID, ch.Port, ch.Route, ch.Set, ch.StateBefore, ch.PhysStateBefore)
+		res.Ports = append(res.Ports, ch)
+	}
+	if e.JSON {
+		return e.writeJSON("set_port_state", res)
+	}
+	_, err = fmt.Fprint(e.Stdout, text.String())
+	return err
+}
+
+// findEndPort finds the end port a target names in the discovered subnet:
+// a directed route (the node it reaches), a LID, a port GUID or GID.
+func findEndPort(sn *subnet.Subnet, spec string) (*subnet.Port, error) {
+	p, err := ibpath.Parse(spec, ibpath.Options{})
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	var port *subnet.Port
+	switch v := p.(type) {
+	case *ibpath.DRPath:
+		if len(v.DrPath) > 0 {
+			if n := sn.NodeAt(subnet.DRPath(v.DrPath[1:])); n != nil {
+				port = n.EndPort()
+			}
+		}
+	case *ibpath.IBPath:
+		switch {
+		case v.Has("DGID"):
+			port = sn.PortByGUID(iba.GUID(uint64FromBytes(v.DGID[8:])))
+		case v.Has("DLID"):
+			port = sn.PortByLID(v.DLID)
+		}
+	}
+	if port == nil || port.Node == nil {
+		return nil, fmt.Errorf("could not find path %s in the subnet", spec)
+	}
+	return port, nil
+}
+
+func uint64FromBytes(b []byte) uint64 {
+	var v uint64
+	for _, c := range b {
+		v = v<<8 | uint64(c)
+	}
+	return v
+}
+
+// portKey names a port by its node's GUID and its number: the subnet's
+// Remote links may point at other copies of a port than the node's own.
+type portKey struct {
+	node iba.GUID
+	num  int
+}
+
+func keyOf(p *subnet.Port) portKey { return portKey{p.Node.GUID, p.Num} }
+
+// routeSet holds directed routes from the local port to nodes, by node
+// GUID.
+type routeSet struct {
+	sn    *subnet.Subnet
+	to    map[iba.GUID]subnet.DRPath
+	start iba.GUID
+	port  int // the local port
+}
+
+// routesAvoiding finds, breadth first from the node discovery started at,
+// a directed route to every node that crosses no link of a port in cut. A
+// CA starts out of its own port only: its SMI sends on that port whatever
+// the route says.
+func routesAvoiding(sn *subnet.Subnet, cut map[portKey]bool, localPort int) *routeSet {
+	start, startPort := sn.From()
+	if startPort == 0 {
+		startPort = localPort
+	}
+	r := &routeSet{sn: sn, to: map[iba.GUID]subnet.DRPath{}, port: startPort}
+	if start == nil {
+		return r
+	}
+	r.start = start.GUID
+	r.to[start.GUID] = subnet.DRPath{}
+	queue := []*subnet.Node{start}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if n.GUID != r.start && n.Type != iba.NodeTypeSwitch {
+			continue // DR SMPs go through switches only
+		}
+		for i := 1; i <= n.NumPorts; i++ {
+			if n.GUID == r.start && n.Type != iba.NodeTypeSwitch && i != startPort {
+				continue
+			}
+			p := n.Port(i)
+			if p == nil || p.Remote == nil || p.Remote.Node == nil || cut[keyOf(p)] || cut[keyOf(p.Remote)] {
+				continue
+			}
+			peer := sn.Node(p.Remote.Node.GUID)
+			if peer == nil {
+				continue
+			}
+			if _, seen := r.to[peer.GUID]; seen {
+				continue
+			}
+			route := r.to[n.GUID].Extend(uint8(i))
+			if len(route) > mad.MaxHops {
+				continue
+			}
+			r.to[peer.GUID] = route
+			queue = append(queue, peer)
+		}
+	}
+	return r
+}
+
+// portRoute is the directed route that reaches port num of node n: the
+// node's route for a switch; for a CA or router, whose SMA answers for the
+// port an SMP comes in on, the route to the switch at the other end of
+// that port's link and out through it (or the empty route for the local
+// port).
+func (r *routeSet) portRoute(n *subnet.Node, num int, cut map[portKey]bool) (subnet.DRPath, bool) {
+	if n.Type == iba.NodeTypeSwitch {
+		route, ok := r.to[n.GUID]
+		return route, ok
+	}
+	if n.GUID == r.start && num == r.port {
+		return subnet.DRPath{}, true
+	}
+	p := n.Port(num)
+	if p == nil || p.Remote == nil || p.Remote.Node == nil || p.Remote.Node.Type != iba.NodeTypeSwitch || cut[keyOf(p)] || cut[keyOf(p.Remote)] {
+		return nil, false
+	}
+	route, ok := r.to[p.Remote.Node.GUID]
+	if !ok || len(route) >= mad.MaxHops {
+		return nil, false
+	}
+	return route.Extend(uint8(p.Remote.Num)), true
+}
+
+// noRoute explains a port that cannot be reached around the cut links, and
+// points at the peer port when that one can be.
+func noRoute(routes *routeSet, t portTarget) error {
+	if q := t.port.Node.Port(t.num); q != nil && q.Remote != nil && q.Remote.Node != nil {
+		if _, ok := routes.portRoute(q.Remote.Node, q.Remote.Num, nil); ok {
+			peer := q.Remote.Node.EndPort()
+			if peer == nil {
+				peer = q.Remote
+			}
+			return fmt.Errorf("no DR path exists to %s port %d - try using the peer %s port %d",
+				t.port.GUID.Colon(), t.num, peer.GUID.Colon(), q.Remote.Num)
+		}
+	}
+	return fmt.Errorf("no DR path exists to %s port %d", t.port.GUID.Colon(), t.num)
+}
