@@ -1,0 +1,454 @@
+package diags
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibaprint"
+	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/sa"
+)
+
+func init() {
+	register(command{name: "query", make: newQuery})
+}
+
+// queryRPC is one RPC `ibtool query` can issue: the IBA name, and how.
+type queryRPC struct {
+	name string
+	// attr sends an attribute RPC; sa an SA one (Get, GetTable, Set,
+	// Delete) with a component mask.
+	attr func(mc *mad.Client) func(ctx context.Context, t mad.Target, a iba.Attribute, mod uint32) error
+	sa   iba.Method
+	gmp  bool // sent on QP1 (every class but SubnMgt)
+}
+
+var queryRPCs = []queryRPC{
+	{name: "SubnGet", attr: func(mc *mad.Client) func(context.Context, mad.Target, iba.Attribute, uint32) error { return mc.SubnGet }},
+	{name: "SubnSet", attr: func(mc *mad.Client) func(context.Context, mad.Target, iba.Attribute, uint32) error { return mc.SubnSet }},
+	{name: "SubnAdmGet", sa: iba.MethodGet, gmp: true},
+	{name: "SubnAdmGetTable", sa: iba.MethodGetTable, gmp: true},
+	{name: "SubnAdmSet", sa: iba.MethodSet, gmp: true},
+	{name: "SubnAdmDelete", sa: iba.MethodDelete, gmp: true},
+	{name: "PerformanceGet", gmp: true, attr: func(mc *mad.Client) func(context.Context, mad.Target, iba.Attribute, uint32) error {
+		return mc.PerformanceGet
+	}},
+	{name: "PerformanceSet", gmp: true, attr: func(mc *mad.Client) func(context.Context, mad.Target, iba.Attribute, uint32) error {
+		return mc.PerformanceSet
+	}},
+	{name: "DevMgtGet", gmp: true, attr: func(mc *mad.Client) func(context.Context, mad.Target, iba.Attribute, uint32) error {
+		return mc.DevMgtGet
+	}},
+	{name: "DevMgtSet", gmp: true, attr: func(mc *mad.Client) func(context.Context, mad.Target, iba.Attribute, uint32) error {
+		return mc.DevMgtSet
+	}},
+	{name: "CongestionGet", gmp: true, attr: func(mc *mad.Client) func(context.Context, mad.Target, iba.Attribute, uint32) error {
+		return mc.CongestionGet
+	}},
+	{name: "CongestionSet", gmp: true, attr: func(mc *mad.Client) func(context.Context, mad.Target, iba.Attribute, uint32) error {
+		return mc.CongestionSet
+	}},
+	{name: "BMGet", gmp: true, attr: func(mc *mad.Client) func(context.Context, mad.Target, iba.Attribute, uint32) error { return mc.BMGet }},
+	{name: "BMSet", gmp: true, attr: func(mc *mad.Client) func(context.Context, mad.Target, iba.Attribute, uint32) error { return mc.BMSet }},
+	{name: "VendGet", gmp: true, attr: func(mc *mad.Client) func(context.Context, mad.Target, iba.Attribute, uint32) error {
+		return func(ctx context.Context, t mad.Target, a iba.Attribute, mod uint32) error {
+			return mc.VendGet(ctx, t, 0, 0, a, mod)
+		}
+	}},
+	{name: "VendSet", gmp: true, attr: func(mc *mad.Client) func(context.Context, mad.Target, iba.Attribute, uint32) error {
+		return func(ctx context.Context, t mad.Target, a iba.Attribute, mod uint32) error {
+			return mc.VendSet(ctx, t, 0, 0, a, mod)
+		}
+	}},
+}
+
+func findQueryRPC(name string) (queryRPC, bool) {
+	for _, r := range queryRPCs {
+		if strings.EqualFold(r.name, name) {
+			return r, true
+		}
+	}
+	return queryRPC{}, false
+}
+
+func (r queryRPC) isSA() bool { return r.sa != 0 }
+
+// queryAttributes lists the attributes an RPC may carry, by their IBA
+// names, from the iba registry.
+func queryAttributes(rpc string) []*iba.Struct {
+	var out []*iba.Struct
+	for _, s := range iba.Structs() {
+		if s.HasAttrID && s.VariantOf == nil && s.Allows(rpc) {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func attrNames(ss []*iba.Struct) string {
+	var names []string
+	for _, s := range ss {
+		n := s.Name
+		if len(s.Aliases) > 0 {
+			n += " (" + strings.Join(s.Aliases, ", ") + ")"
+		}
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
+}
+
+func queryHelp() string {
+	var b strings.Builder
+	b.WriteString("Valid RPC:\n")
+	for _, r := range queryRPCs {
+		fmt.Fprintf(&b, "  %s\n", r.name)
+	}
+	b.WriteString("\nValid ATTRIBUTE (IBA name, python-rdma names in parentheses: RPCs):\n")
+	byAttr := map[*iba.Struct][]string{}
+	var all []*iba.Struct
+	for _, r := range queryRPCs {
+		for _, s := range queryAttributes(r.name) {
+			if byAttr[s] == nil {
+				all = append(all, s)
+			}
+			byAttr[s] = append(byAttr[s], r.name)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	for _, s := range all {
+		n := s.Name
+		if len(s.Aliases) > 0 {
+			n += " (" + strings.Join(s.Aliases, ", ") + ")"
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", n, strings.Join(byAttr[s], " "))
+	}
+	return b.String()
+}
+
+type queryFlags struct {
+	fields  []string
+	attrMod string
+	dump    bool
+}
+
+func newQuery(e *Env) *cobra.Command { return newQueryWith(e, e.openSA) }
+
+// newQueryWith is newQuery on the fabric open connects to.
+func newQueryWith(e *Env, open func() (*session, error)) *cobra.Command {
+	f := &queryFlags{}
+	c := &cobra.Command{
+		Use:   "query RPC ATTRIBUTE [TARGET] [-f field=value ...] [-a attrmod]",
+		Short: "issue any RPC with any attribute, fields set by name (python-rdma's query)",
+		Long: `query sends one RPC (SubnGet, PerformanceGet, SubnAdmGetTable, ...) carrying
+one attribute, whose fields -f sets by dotted IBA name (nodeInfo.systemImageGUID,
+LID, portSelect), case insensitively. For the SA RPCs, each field set also sets
+its component mask bit. The reply is printed one field per line (python-rdma's
+dotted format; --dump for the packet dump), a GetTable reply as "Reply structure
+#N" per record. With no TARGET, SMPs go to the local port, GMPs to the local
+port's LID and SA RPCs to the SA.
+
+Examples:
+  query SubnGet NodeInfo 4
+  query PerformanceGet PMPortCounters 4 -f portSelect=1
+  query SubnAdmGetTable SANodeRecord -f nodeInfo.systemImageGUID=0x0002c90300001491
+  query SubnAdmGet PathRecord -f SGID=fe80::2:c903:0:1491 -f DGID=fe80::2:c903:0:1492
+
+` + queryHelp(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runQuery(e, f, args, open)
+		},
+	}
+	fl := c.Flags()
+	fl.StringArrayVarP(&f.fields, "field", "f", nil, "set field=value in the request (dotted IBA name; repeatable)")
+	fl.StringVarP(&f.attrMod, "attribute-modifier", "a", "0", "the attribute modifier of the request")
+	fl.BoolVar(&f.dump, "dump", false, "print the packet dump of each reply instead of the dotted fields")
+	return c
+}
+
+// QueryResult is what query sent and got back.
+type QueryResult struct {
+	RPC               string `json:"rpc"`
+	Attribute         string `json:"attribute"`
+	Target            string `json:"target"`
+	AttributeModifier uint32 `json:"attributeModifier"`
+	// ComponentMask is the SA component mask sent (SA RPCs only).
+	ComponentMask *uint64         `json:"componentMask,omitempty"`
+	Request       json.RawMessage `json:"request"`
+	// Replies holds the reply's attribute, or each record of a
+	// GetTable reply.
+	Replies []json.RawMessage `json:"replies"`
+
+	desc  *iba.Struct
+	raw   [][]byte
+	table bool
+}
+
+func runQuery(e *Env, f *queryFlags, args []string, open func() (*session, error)) error {
+	if len(args) < 2 || len(args) > 3 {
+		return usagef("want RPC ATTRIBUTE [TARGET]")
+	}
+	rpc, ok := findQueryRPC(args[0])
+	if !ok {
+		var names []string
+		for _, r := range queryRPCs {
+			names = append(names, r.name)
+		}
+		return usagef("unknown RPC %q; valid RPCs are %s", args[0], strings.Join(names, ", "))
+	}
+	d, ok := iba.StructByName(args[1])
+	if !ok || !d.HasAttrID {
+		return usagef("unknown attribute %q; %s carries %s", args[1], rpc.name, attrNames(queryAttributes(rpc.name)))
+	}
+	if d.VariantOf != nil {
+		d = d.VariantOf
+	}
+	if !d.Allows(rpc.name) {
+		return usagef("%s does not carry %s (it goes with %s); %s carries %s", rpc.name, d.Name,
+			strings.Join(d.Methods, ", "), rpc.name, attrNames(queryAttributes(rpc.name)))
+	}
+	mod, err := strconv.ParseUint(strings.TrimSpace(f.attrMod), 0, 32)
+	if err != nil {
+		return usagef("-a %q: not a 32-bit number", f.attrMod)
+	}
+	req := make([]byte, d.Size)
+	var mask uint64
+	for _, fv := range f.fields {
+		name, val, ok := strings.Cut(fv, "=")
+		if !ok || strings.Contains(val, "=") {
+			return usagef("field %q does not have exactly one '='", fv)
+		}
+		ref, err := d.Lookup(name)
+		if err != nil {
+			return usagef("%s: %v", d.Name, err)
+		}
+		if err := ref.SetText(req, val); err != nil {
+			return usagef("%s: %v", d.Name, err)
+		}
+		if rpc.isSA() {
+			bits, err := sa.MaskBits(d, name)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			mask |= bits
+		}
+	}
+	attr := d.New()
+	if err := attr.Unmarshal(req); err != nil {
+		return usagef("%s: %v", d.Name, err)
+	}
+
+	s, err := open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res := &QueryResult{RPC: rpc.name, Attribute: d.Name, AttributeModifier: uint32(mod), Request: jsonOf(d, req), Replies: []json.RawMessage{}, desc: d}
+	var t mad.Target
+	switch {
+	case len(args) == 3 && args[2] != "":
+		p, err := s.smpTarget(args[2], &addrFlags{})
+		if err != nil {
+			return fmt.Errorf("resolving %s: %w", args[2], err)
+		}
+		t = p
+		if rpc.gmp {
+			if t, err = s.gmpTarget(args[2], &addrFlags{}); err != nil {
+				return fmt.Errorf("resolving %s: %w", args[2], err)
+			}
+		}
+	case rpc.isSA():
+		if t, err = sa.New(s.mc).Target(e.Ctx); err != nil {
+			return err
+		}
+	case rpc.gmp:
+		t = mad.Route{Addr: mad.Addr{LID: s.local.LID, QPN: mad.QP1, QKey: mad.QP1QKey}, Name: fmt.Sprintf("local port (LID %d)", s.local.LID)}
+	default:
+		t = mad.Route{DR: &mad.DirectedRoute{Path: []byte{0}, DrSLID: mad.LIDPermissive, DrDLID: mad.LIDPermissive}, Name: "local port (DR path 0)"}
+	}
+	res.Target = t.String()
+	if rpc.isSA() {
+		res.ComponentMask = &mask
+		if err := querySA(e.Ctx, s, t, rpc, d, req, uint32(mod), mask, res); err != nil {
+			return err
+		}
+	} else {
+		if err := rpc.attr(s.mc)(e.Ctx, t, attr, uint32(mod)); err != nil {
+			return err
+		}
+		b, err := encode(attr)
+		if err != nil {
+			return err
+		}
+		res.raw = append(res.raw, b)
+		res.Replies = append(res.Replies, jsonOf(d, b))
+	}
+	if e.JSON {
+		return e.writeJSON("query", res)
+	}
+	return res.render(e.Stdout, f.dump)
+}
+
+// querySA sends an SA RPC with the attribute modifier and the component
+// mask, and keeps the reply's record or records.
+func querySA(ctx context.Context, s *session, t mad.Target, rpc queryRPC, d *iba.Struct, req []byte, mod uint32, mask uint64, res *QueryResult) error {
+	rep, err := s.mc.Do(ctx, mad.Request{Target: t, Class: iba.ClassSubnAdm, Method: rpc.sa, AttrID: d.AttrID, AttrMod: mod, Data: req, CompMask: mask})
+	if err != nil {
+		return err
+	}
+	var recs [][]byte
+	if rpc.sa == iba.MethodGetTable {
+		res.table = true
+		if recs, err = splitRecords(rep, d); err != nil {
+			return err
+		}
+	} else {
+		data := rep.Data()
+		if len(data) < d.Size {
+			return fmt.Errorf("%s %s: reply of %d bytes is shorter than %s (%d)", rpc.name, d.Name, len(data), d.Name, d.Size)
+		}
+		recs = [][]byte{data[:d.Size]}
+	}
+	for _, b := range recs {
+		res.raw = append(res.raw, b)
+		res.Replies = append(res.Replies, jsonOf(d, b))
+	}
+	return nil
+}
+
+// splitRecords cuts the records of a GetTableResp at the SA header's
+// AttributeOffset; a reply that is one MAD (ibsim has no RMPP) ends in zero
+// padding, which is not a record.
+func splitRecords(rep *mad.Reply, d *iba.Struct) ([][]byte, error) {
+	stride := rep.AttrOffset()
+	if stride == 0 {
+		return nil, nil
+	}
+	if stride < d.Size {
+		return nil, fmt.Errorf("SubnAdmGetTable %s: AttributeOffset %d bytes is shorter than the record (%d bytes)", d.Name, stride, d.Size)
+	}
+	var recs [][]byte
+	data := rep.Data()
+	for off := 0; off+d.Size <= len(data); off += stride {
+		recs = append(recs, data[off:off+d.Size])
+	}
+	if len(rep.MAD) <= mad.Size {
+		zero := make([]byte, d.Size)
+		for len(recs) > 0 && bytes.Equal(recs[len(recs)-1], zero) {
+			recs = recs[:len(recs)-1]
+		}
+	}
+	return recs, nil
+}
+
+func (r *QueryResult) render(w io.Writer, dump bool) error {
+	var b strings.Builder
+	for i, rec := range r.raw {
+		var one strings.Builder
+		var err error
+		if dump {
+			err = ibaprint.Dump(&one, r.desc, rec, ibaprint.DumpOptions{})
+		} else {
+			err = dotted(&one, r.desc, rec, "", 0)
+		}
+		if err != nil {
+			return err
+		}
+		if !r.table {
+			b.WriteString(one.String())
+			continue
+		}
+		fmt.Fprintf(&b, "Reply structure #%d\n", i)
+		for _, l := range strings.SplitAfter(one.String(), "\n") {
+			if l != "" {
+				b.WriteString("\t\t" + l)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// dottedColumn is where python-rdma's struct_dotted starts values.
+const dottedColumn = 33
+
+// dotted is python-rdma's struct_dotted with its defaults: one component
+// per line, the name (first letter upper-cased; nested components after
+// their structure's name and a dot) padded with dots to column 33, reserved
+// components left out, short arrays inline as [0:v, 1:v, ...], arrays of
+// wider elements one line per element. Values are spelled as iba's
+// Ref.Text spells them, which is what -f takes back.
+func dotted(w *strings.Builder, s *iba.Struct, b []byte, prefix string, base int) error {
+	line := func(name, val string) {
+		w.WriteString(name)
+		w.WriteString(strings.Repeat(".", max(0, dottedColumn-len(name))))
+		w.WriteString(val)
+		w.WriteByte('\n')
+	}
+	for i := range s.Fields {
+		f := &s.Fields[i]
+		if f.Reserved {
+			continue
+		}
+		if f.Embedded && f.Struct != nil {
+			if err := dotted(w, f.Struct, b, prefix, base+f.Off); err != nil {
+				return err
+			}
+			continue
+		}
+		cname := prefix + strings.ToUpper(f.Name[:1]) + f.Name[1:]
+		ref := iba.Ref{Path: prefix + f.Name, Off: base + f.Off, Field: f, Index: -1}
+		switch {
+		case f.Kind == iba.KindStruct && !f.Array:
+			if err := dotted(w, f.Struct, b, prefix+f.Name+".", base+f.Off); err != nil {
+				return err
+			}
+		case f.Kind == iba.KindStruct:
+			for k := 0; k < f.Count; k++ {
+				if err := dotted(w, f.Struct, b, fmt.Sprintf("%s%s[%d].", prefix, f.Name, k), base+f.Off+k*f.Bits); err != nil {
+					return err
+				}
+			}
+		case f.Array && f.Kind != iba.KindString && !(f.Bits == 8 && f.Kind == iba.KindBytes):
+			vals := make([]string, f.Count)
+			for k := range vals {
+				el := ref
+				el.Index, el.Off = k, ref.Off+k*f.Bits
+				v, err := el.Text(b)
+				if err != nil {
+					return err
+				}
+				vals[k] = v
+			}
+			if f.Bits > 16 {
+				for k, v := range vals {
+					line(fmt.Sprintf("%s[%d]", cname, k), v)
+				}
+				continue
+			}
+			for k, v := range vals {
+				vals[k] = fmt.Sprintf("%d:%s", k, v)
+			}
+			line(cname, "["+strings.Join(vals, ", ")+"]")
+		default:
+			v, err := ref.Text(b)
+			if err != nil {
+				return err
+			}
+			if f.Kind == iba.KindString {
+				v = strconv.Quote(v)
+			}
+			line(cname, v)
+		}
+	}
+	return nil
+}
