@@ -144,9 +144,13 @@ func readRMPP(b []byte) rmppInfo {
 	if len(b) < RMPPHeaderSize || b[offRMPPVersion] == 0 {
 		return rmppInfo{}
 	}
+	// A header flagged Active with no RMPP packet type (OpenSM's table
+	// replies through ibsim, where no kernel segments them) is not an RMPP
+	// packet: the MAD is a whole, unsegmented reply.
+	typ := b[offRMPPType]
 	return rmppInfo{
-		active: b[offRMPPFlags]&RMPPFlagActive != 0,
-		typ:    b[offRMPPType],
+		active: b[offRMPPFlags]&RMPPFlagActive != 0 && typ >= RMPPTypeData && typ <= RMPPTypeAbort,
+		typ:    typ,
 		flags:  b[offRMPPFlags] & 7,
 		status: b[offRMPPStatus],
 		data1:  binary.BigEndian.Uint32(b[offRMPPData1:]),

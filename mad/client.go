@@ -418,7 +418,14 @@ func (c *Client) Do(ctx context.Context, req Request) (*Reply, error) {
 	if len(req.Data) > single && !ci.rmpp {
 		return nil, fmt.Errorf("%s %s to %s: %d bytes of data do not fit one MAD (%d)", name, aname, req.Target, len(req.Data), single)
 	}
-	agent, err := c.agent(uint8(class), version, false, nil, 0)
+	var oui uint32
+	if class.IsVendorOUI() {
+		if req.OUI == 0 {
+			return nil, fmt.Errorf("%s %s to %s: a vendor-OUI class needs an OUI (IBA 13.4.9)", name, aname, req.Target)
+		}
+		oui = req.OUI
+	}
+	agent, err := c.agent(uint8(class), version, false, nil, oui)
 	if err != nil {
 		return nil, err
 	}

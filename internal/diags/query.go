@@ -141,7 +141,7 @@ type queryFlags struct {
 	dump    bool
 }
 
-func newQuery(e *Env) *cobra.Command { return newQueryWith(e, e.openSA) }
+func newQuery(e *Env) *cobra.Command { return newQueryWith(e, e.open) }
 
 // newQueryWith is newQuery on the fabric open connects to.
 func newQueryWith(e *Env, open func() (*session, error)) *cobra.Command {

@@ -3,21 +3,18 @@ package diags
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/netip"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibaprint"
-	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/sa"
 )
@@ -194,54 +191,7 @@ func (s *setter) String() string     { return s.val }
 func (s *setter) Type() string       { return s.typ }
 func (s *setter) Set(v string) error { s.val = v; return s.set(v) }
 
-func newSAQuery(e *Env) *cobra.Command { return newSAQueryWith(e, e.openSA) }
-
-// openSA is Env.open with the transport's received SA MADs passed through
-// unsegmentedRMPP.
-func (e *Env) openSA() (*session, error) {
-	t, err := e.openTransport()
-	if err != nil {
-		return nil, err
-	}
-	var opts []mad.Option
-	if e.Timeout < 0 {
-		t.Close()
-		return nil, usagef("--timeout must not be negative")
-	}
-	if e.Timeout > 0 {
-		opts = append(opts, mad.WithTimeout(time.Duration(e.Timeout)*time.Millisecond))
-	}
-	if e.Retries >= 0 {
-		opts = append(opts, mad.WithRetries(e.Retries+1))
-	}
-	if e.Debug > 0 {
-		opts = append(opts, mad.WithTrace(e.tracer()))
-	}
-	mc := mad.NewClient(unsegmentedRMPP{t}, opts...)
-	lp, err := mc.LocalPort(e.Ctx)
-	if err != nil {
-		mc.Close()
-		return nil, fmt.Errorf("reading the local port: %w", err)
-	}
-	return &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}, nil
-}
-
-// unsegmentedRMPP clears the RMPP Active flag of SA replies whose RMPP type
-// is 0 (no RMPP packet type, IBA 13.6.2.1). OpenSM asks the kernel to
-// segment its table replies; through ibsim, where no kernel does, its
-// GetTableResp arrives as one MAD flagged Active with type 0, which
-// mad.Client (expecting an RMPP DATA segment) skips until it times out.
-// What such a MAD carries is the table's first 256 bytes, unsegmented.
-type unsegmentedRMPP struct{ mad.Transport }
-
-func (u unsegmentedRMPP) Recv(ctx context.Context) (*mad.Packet, error) {
-	p, err := u.Transport.Recv(ctx)
-	if err == nil && p != nil && !u.Transport.KernelRMPP() && len(p.MAD) >= 36 &&
-		iba.Class(p.MAD[1]) == iba.ClassSubnAdm && p.MAD[24] != 0 && p.MAD[25] == 0 && p.MAD[26]&1 != 0 {
-		p.MAD[26] &^= 1
-	}
-	return p, err
-}
+func newSAQuery(e *Env) *cobra.Command { return newSAQueryWith(e, e.open) }
 
 // newSAQueryWith is newSAQuery on the fabric open connects to (tests serve
 // an SA of their own there).
@@ -1129,9 +1079,9 @@ func (r *saRun) lftRecords(args []string) error {
 	return r.queryAndDump(rb, ibaprint.SALFTRecord)
 }
 
-// mftRecords is query_mft_records. The Position bit is libibmad's
-// IB_MFTR_COMPMASK_POSITION (1), as OpenSM reads it; IBA numbering would
-// give bit 1 to the reserved bits before it.
+// mftRecords is query_mft_records: the block number goes in the low bits
+// of the position/block word as saquery.c writes it (a 16-bit store), the
+// position in its top 4 bits.
 func (r *saRun) mftRecords(args []string) error {
 	lid, position, block, err := r.argLIDPorts(args)
 	if err != nil {
@@ -1139,14 +1089,14 @@ func (r *saRun) mftRecords(args []string) error {
 	}
 	rb := newRecord("MulticastForwardingTableRecord")
 	rb.checkAndSet(lid, 16, 0, "LID", 0)
-	rb.checkAndSet(block, 16, -1, "reserved_16", 3)
-	word := rb.get("reserved_16", 16) & 0x1ff
+	rb.checkAndSet(block, 16, -1, "position", 3)
+	word := rb.get("position", 16) & 0x1ff
 	var pos uint64
 	if int8(position) != -1 {
 		pos = uint64(uint8(position))
 		rb.bits(1)
 	}
-	rb.put("reserved_16", 16, word|uint64(uint16(pos<<12)))
+	rb.put("position", 16, word|uint64(uint16(pos<<12)))
 	return r.queryAndDump(rb, ibaprint.SAMFTRecord)
 }
 

@@ -240,7 +240,7 @@ func serveSA(t *testing.T, sa *fakeSA, dropEvery int, mk func(*Env, func() (*ses
 		}
 	}()
 	stdout, stderr, code = runWith(ctx, mk, func(e *Env) (*session, error) {
-		mc := mad.NewClient(unsegmentedRMPP{a}, mad.WithTimeout(100*time.Millisecond), mad.WithRetries(2))
+		mc := mad.NewClient(a, mad.WithTimeout(100*time.Millisecond), mad.WithRetries(2))
 		lp, err := mc.LocalPort(ctx)
 		if err != nil {
 			return nil, err

@@ -27,8 +27,15 @@ func (e *Env) open() (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return e.newSession(t)
+}
+
+// newSession puts a MAD client with the flags' timeout, retries and tracing
+// on an open transport, which the session then owns.
+func (e *Env) newSession(t mad.Transport) (*session, error) {
 	var opts []mad.Option
 	if e.Timeout < 0 {
+		t.Close()
 		return nil, usagef("--timeout must not be negative")
 	}
 	if e.Timeout > 0 {
