@@ -83,15 +83,18 @@ type RandomForwardingTableRecord struct {
 	RandomForwardingTable RandomForwardingTable `iba:"off=64"`
 }
 
-// MulticastForwardingTableRecord is the Container for MulticastForwardingTable entry (IBA 15.2.5.8).
+// MulticastForwardingTableRecord is the Container for MulticastForwardingTable entry (IBA 15.2.5.8):
+// Position in the top 4 bits of the second 16-bit word and a 9-bit BlockNum
+// at its bottom, with component mask bits LID 0, Position 1, BlockNum 3 as
+// OpenSM and libibmad number them.
 //
 //iba:attr id=0x17 methods=SubnAdmGet,SubnAdmGetTable
 //iba:alias SAMulticastForwardingTableRecord
 type MulticastForwardingTableRecord struct {
 	LID                      uint16                   `iba:"off=0,bits=16"`
-	_                        uint8                    `iba:"off=16,bits=2"`
-	Position                 uint8                    `iba:"off=18,bits=4"`
-	BlockNum                 uint16                   `iba:"off=22,bits=10"`
+	Position                 uint8                    `iba:"off=16,bits=4"`
+	_                        uint8                    `iba:"off=20,bits=3"`
+	BlockNum                 uint16                   `iba:"off=23,bits=9"`
 	_                        uint32                   `iba:"off=32,bits=32"`
 	MulticastForwardingTable MulticastForwardingTable `iba:"off=64"`
 }

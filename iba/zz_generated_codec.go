@@ -3504,8 +3504,8 @@ func (*MulticastForwardingTableRecord) Desc() *Struct { return &descMulticastFor
 func (x *MulticastForwardingTableRecord) unmarshal(b []byte) {
 	_ = b[71]
 	x.LID = binary.BigEndian.Uint16(b[0:])
-	x.Position = (b[2] >> 2) & 0xf
-	x.BlockNum = (uint16(b[2])<<8 | uint16(b[3])) & 0x3ff
+	x.Position = (b[2] >> 4) & 0xf
+	x.BlockNum = (uint16(b[2])<<8 | uint16(b[3])) & 0x1ff
 	x.MulticastForwardingTable.unmarshal(b[8:])
 }
 
@@ -3513,9 +3513,9 @@ func (x *MulticastForwardingTableRecord) marshal(b []byte) {
 	_ = b[71]
 	clear(b[:72])
 	binary.BigEndian.PutUint16(b[0:], uint16(x.LID))
-	b[2] |= uint8((uint64(x.Position) & 0xf) << 2)
+	b[2] |= uint8((uint64(x.Position) & 0xf) << 4)
 	{
-		v := (uint64(x.BlockNum) & 0x3ff)
+		v := (uint64(x.BlockNum) & 0x1ff)
 		b[2] |= uint8(v >> 8)
 		b[3] |= uint8(v)
 	}

@@ -1435,13 +1435,13 @@ var descMulticastForwardingTableRecord = Struct{
 	Methods:   []string{"SubnAdmGet", "SubnAdmGetTable"},
 	Fields: []Field{
 		{Name: "LID", GoName: "LID", Off: 0, Bits: 16, Count: 1, Kind: KindUint},
-		{Name: "reserved_16", GoName: "_", Off: 16, Bits: 2, Count: 1, Kind: KindUint, Reserved: true},
-		{Name: "position", GoName: "Position", Off: 18, Bits: 4, Count: 1, Kind: KindUint},
-		{Name: "blockNum", GoName: "BlockNum", Off: 22, Bits: 10, Count: 1, Kind: KindUint},
+		{Name: "position", GoName: "Position", Off: 16, Bits: 4, Count: 1, Kind: KindUint},
+		{Name: "reserved_20", GoName: "_", Off: 20, Bits: 3, Count: 1, Kind: KindUint, Reserved: true},
+		{Name: "blockNum", GoName: "BlockNum", Off: 23, Bits: 9, Count: 1, Kind: KindUint},
 		{Name: "reserved_32", GoName: "_", Off: 32, Bits: 32, Count: 1, Kind: KindUint, Reserved: true},
 		{Name: "multicastForwardingTable", GoName: "MulticastForwardingTable", Off: 64, Bits: 512, Count: 1, Kind: KindStruct, Struct: &descMulticastForwardingTable},
 	},
-	CompMask: []string{"LID", "reserved_16", "position", "blockNum", "reserved_32", "multicastForwardingTable.portMaskBlock"},
+	CompMask: []string{"LID", "position", "reserved_20", "blockNum", "reserved_32", "multicastForwardingTable.portMaskBlock"},
 }
 
 var descNodeDescription = Struct{

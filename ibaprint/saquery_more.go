@@ -319,12 +319,11 @@ func SALFTRecord(w io.Writer, b []byte) error {
 func SAMFTRecord(w io.Writer, b []byte) error {
 	r := mustRecord(b, "MulticastForwardingTableRecord")
 	lid := r.uint("LID")
-	pb := r.bits("reserved_16", 16) // position and block, as one word
+	pos, block := r.uint("position"), r.uint("blockNum")
 	masks := r.elems("multicastForwardingTable.portMaskBlock")
 	if r.err != nil {
 		return r.err
 	}
-	pos, block := pb>>12, pb&0x1ff
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "MFT Record dump:\n\t\tLID........................%d\n\t\tPosition...................%d\n\t\tBlock......................%d\n\t\tMFT:\n\t\tMLID\tPort Mask\n", lid, pos, block)
 	for i, m := range masks {
