@@ -1,0 +1,249 @@
+package diags
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibsim"
+	"github.com/rdmakit/rdmakit/mad"
+)
+
+func init() {
+	register(command{name: "ibping", make: newIBPing})
+}
+
+// IBPingResult is an ibping client run: every ping and the statistics the
+// C tool prints at the end.
+type IBPingResult struct {
+	Target      string       `json:"target"`
+	Host        string       `json:"host"`
+	Pings       []IBPingPong `json:"pings"`
+	Transmitted int          `json:"transmitted"`
+	Received    int          `json:"received"`
+	LossPercent int          `json:"lossPercent"`
+	// Times in microseconds.
+	TotalUS int64 `json:"totalUs"`
+	MinUS   int64 `json:"minUs"`
+	AvgUS   int64 `json:"avgUs"`
+	MaxUS   int64 `json:"maxUs"`
+}
+
+// IBPingPong is one ping: the responder's host name and the round trip,
+// or the error.
+type IBPingPong struct {
+	Host  string `json:"host,omitempty"`
+	RTTUS int64  `json:"rttUs,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+type ibpingFlags struct {
+	addr   addrFlags
+	count  string
+	flood  bool
+	oui    string
+	server bool
+}
+
+func newIBPing(e *Env) *cobra.Command {
+	var f ibpingFlags
+	c := &cobra.Command{
+		Use:   "ibping [flags] <dest lid|guid>",
+		Short: "ping a port with the OpenIB ping vendor class, or answer pings (infiniband-diags ibping)",
+		Long: `ibping sends vendor MADs of the OpenIB ping class (0x32, OUI 0x001405) to a
+port and shows the responder's host name and the round trip time, once a
+second until -c pings or Ctrl-C, as infiniband-diags' ibping does. With -S
+it answers pings instead, until Ctrl-C. (On ibsim a server attaches as its
+node's SM client, the only client ibsim hands requests to.)`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runIBPing(e, &f, args)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVarP(&f.count, "count", "c", "", "stop after count packets")
+	fl.BoolVarP(&f.flood, "flood", "f", false, "flood destination")
+	fl.StringVarP(&f.oui, "oui", "o", "", "use specified OUI number")
+	fl.BoolVarP(&f.server, "Server", "S", false, "start in server mode")
+	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
+	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
+	return c
+}
+
+// ouiArg is -o as strtoul reads it; the default is OpenIB's.
+func ouiArg(s string) uint32 {
+	if s == "" {
+		return iba.OUIOpenIB
+	}
+	return uint32(cStrtoul(s)) & 0xffffff
+}
+
+// hostAndDomain is what the C servers answer: "host.domain", or the host
+// alone without a domain name.
+func hostAndDomain() string {
+	h, err := os.Hostname()
+	if err != nil {
+		h = "?hostname?"
+	}
+	var u unix.Utsname
+	d := "?domainname?"
+	if unix.Uname(&u) == nil {
+		d = string(bytes.TrimRight(u.Domainname[:], "\x00"))
+	}
+	if d == "" {
+		return h
+	}
+	return h + "." + d
+}
+
+// cString is the text of a NUL-terminated string field.
+func cString(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// openVendor opens a session for the OpenIB vendor classes with OUI oui.
+// A server (ibping -S, ibsysstat -S) on ibsim attaches as its node's SM
+// client (SIM_SET_ISSM), the only client ibsim hands unsolicited requests
+// to (find_client).
+func (e *Env) openVendor(oui uint32, server bool) (*session, error) {
+	var t mad.Transport
+	var err error
+	spec := e.fabricSpec()
+	kind, arg, _ := strings.Cut(spec, ":")
+	if server && kind == "ibsim" {
+		if e.CA != "" || e.Port != "" {
+			return nil, usagef("-C and -P select a local device; with --fabric ibsim name the node as ibsim:NODE")
+		}
+		cfg := ibsim.ConfigFromEnv()
+		if arg != "" {
+			cfg.Node = arg
+		}
+		cfg.ISSM = true
+		t, err = ibsim.Dial(e.Ctx, cfg)
+	} else {
+		t, err = e.openTransport()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return e.newSession(t)
+}
+
+// vendorServe answers requests of a vendor class with the given OUI until
+// ctx ends; requests for another OUI are dropped, as the kernel's OUI
+// filter of a range 2 agent drops them.
+func vendorServe(ctx context.Context, mc *mad.Client, class iba.Class, oui uint32, h func(req *mad.ServerRequest) []byte) error {
+	return mc.Serve(ctx, class, 1, []iba.Method{iba.MethodGet}, func(ctx context.Context, req *mad.ServerRequest) (*mad.ServerReply, error) {
+		if len(req.MAD) < 40 || uint32(req.MAD[37])<<16|uint32(req.MAD[38])<<8|uint32(req.MAD[39]) != oui {
+			return nil, nil
+		}
+		return &mad.ServerReply{Data: h(req)}, nil
+	}, mad.WithOUI(oui))
+}
+
+func runIBPing(e *Env, f *ibpingFlags, args []string) error {
+	oui := ouiArg(f.oui)
+	if f.server {
+		s, err := e.openVendor(oui, true)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		host := hostAndDomain()
+		data := make([]byte, 216)
+		copy(data[:215], host)
+		err = vendorServe(e.Ctx, s.mc, iba.ClassOpenIBPing, oui, func(*mad.ServerRequest) []byte { return data })
+		if err != nil {
+			return iberror(err, "can't serve class %d on this port", int(iba.ClassOpenIBPing))
+		}
+		return nil
+	}
+	if len(args) != 1 {
+		return usagef("want <dest lid|guid>")
+	}
+	count := -1
+	if f.count != "" {
+		count = int(uint32(cStrtoul(f.count)))
+	}
+	s, err := e.openVendor(oui, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	target, err := s.gmpTarget(args[0], &f.addr)
+	if err != nil {
+		return iberror(unwrapUsage(err), "can't resolve destination port %s", args[0])
+	}
+	res := &IBPingResult{Target: "Lid " + strconv.Itoa(int(target.Route().Addr.LID))}
+	start := time.Now()
+	var total, minRTT, maxRTT time.Duration
+	for n := 0; count < 0 || n < count; n++ {
+		if e.Ctx.Err() != nil {
+			break
+		}
+		res.Transmitted++
+		t0 := time.Now()
+		var pong iba.OpenIBPing
+		err := s.mc.VendGet(e.Ctx, target, iba.ClassOpenIBPing, oui, &pong, 0)
+		rtt := time.Since(t0)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				res.Transmitted--
+				break
+			}
+			res.Pings = append(res.Pings, IBPingPong{Error: err.Error()})
+			fmt.Fprintf(e.Stderr, "ibwarn: [%d] ibping: ping to %s failed: %v\n", os.Getpid(), res.Target, err)
+		} else {
+			host := cString(pong.HostName[:])
+			if res.Host == "" {
+				res.Host = host
+			}
+			res.Received++
+			total += rtt
+			if minRTT == 0 || rtt < minRTT {
+				minRTT = rtt
+			}
+			maxRTT = max(maxRTT, rtt)
+			res.Pings = append(res.Pings, IBPingPong{Host: host, RTTUS: rtt.Microseconds()})
+			if !f.flood && !e.JSON {
+				us := rtt.Microseconds()
+				fmt.Fprintf(e.Stdout, "Pong from %s (%s): time %d.%03d ms\n", host, res.Target, us/1000, us%1000)
+			}
+		}
+		// The C tool sleeps after every ping, the last one too.
+		if !f.flood {
+			select {
+			case <-e.Ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+	res.TotalUS = time.Since(start).Microseconds()
+	res.MinUS, res.MaxUS = minRTT.Microseconds(), maxRTT.Microseconds()
+	if res.Received > 0 {
+		res.AvgUS = total.Microseconds() / int64(res.Received)
+	}
+	if lost := res.Transmitted - res.Received; lost != 0 {
+		res.LossPercent = lost * 100 / res.Transmitted
+	}
+	if e.JSON {
+		return e.writeJSON("ibping", res)
+	}
+	ms := func(us int64) string { return fmt.Sprintf("%d.%03d", us/1000, us%1000) }
+	fmt.Fprintf(e.Stdout, "\n--- %s (%s) ibping statistics ---\n", res.Host, res.Target)
+	fmt.Fprintf(e.Stdout, "%d packets transmitted, %d received, %d%% packet loss, time %d ms\n",
+		res.Transmitted, res.Received, res.LossPercent, res.TotalUS/1000)
+	_, err = fmt.Fprintf(e.Stdout, "rtt min/avg/max = %s/%s/%s ms\n", ms(res.MinUS), ms(res.AvgUS), ms(res.MaxUS))
+	return err
+}

@@ -1,0 +1,109 @@
+package diags
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rdmakit/rdmakit/internal/testbed"
+)
+
+// TestIBTracertLive compares ibtracert with the C ibtracert on the fat
+// tree: unicast and multicast (the IPoIB broadcast group OpenSM made)
+// between every pair of ports, -n, -G, --ports-file and the failures.
+func TestIBTracertLive(t *testing.T) {
+	l := startRouteLive(t)
+	var lids, cas []string
+	for _, n := range l.f.Nodes {
+		lid := strconv.Itoa(l.lid[n.Name])
+		lids = append(lids, lid)
+		if n.Type != testbed.Switch {
+			cas = append(cas, lid)
+		}
+	}
+	var cases [][]string
+	// Every pair of CAs, unicast and multicast; the switches as source and
+	// destination; -n on a few.
+	for _, a := range cas {
+		for _, b := range cas {
+			cases = append(cases, []string{a, b}, []string{"-m", "0xc000", a, b})
+		}
+	}
+	for _, sw := range []string{"S-leaf-2", "S-spine-1"} {
+		lid := strconv.Itoa(l.lid[sw])
+		cases = append(cases, []string{lid, cas[0]}, []string{cas[1], lid}, []string{"-m", "0xc000", lid, cas[2]}, []string{"-n", cas[3], lid})
+	}
+	cases = append(cases, []string{"-n", cas[0], cas[3]}, []string{"-n", "-m", "0xc000", cas[2], cas[1]})
+	// Port 2 of the dual-port HCAs (not in the group: no multicast route).
+	for _, h := range []string{"H-1", "H-3"} {
+		p2 := strconv.Itoa(l.lid[h] + 1)
+		for _, n := range []string{"H-4", "S-spine-1"} {
+			o := strconv.Itoa(l.lid[n])
+			cases = append(cases, []string{p2, o}, []string{o, p2}, []string{"-m", "0xc000", o, p2})
+		}
+	}
+	h1, h4 := l.f.Node("H-1"), l.f.Node("H-4")
+	cases = append(cases,
+		[]string{"-G", fmt.Sprintf("0x%x", uint64(h1.PortGUID(1))), fmt.Sprintf("0x%x", uint64(h4.PortGUID(2)))},
+		[]string{"-n", "-m", "0xc000", lids[0], lids[len(lids)-1]},
+		[]string{"-m", "0xc001", lids[0], lids[1]}, // no such group
+		[]string{"-m", "5", lids[0], lids[1]},      // not an MLID
+		[]string{"-t", "200", "1", "200"},          // no such LID
+		[]string{"0", "1"},                         // not a LID
+		[]string{"1"},                              // too few arguments for the C tool
+	)
+	l.compareAll(t, "ibtracert", cases[len(cases)-7:len(cases)-1])
+	l.compareAll(t, "ibtracert", cases[:len(cases)-7])
+
+	t.Run("ports-file", func(t *testing.T) {
+		dir := t.TempDir()
+		good := filepath.Join(dir, "pairs")
+		text := "# pairs\n\n" + lids[0] + " " + lids[2] + "\n   \n" + lids[3] + "\t" + lids[1] + " trailing\n"
+		bad := filepath.Join(dir, "bad")
+		for p, s := range map[string]string{good: text, bad: lids[0] + " " + lids[1] + "\nonlyone\n"} {
+			if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l.compareAll(t, "ibtracert", [][]string{
+			{"--ports-file", good}, {"-n", "--ports-file", good}, {"--ports-file", bad}, {"--ports-file", filepath.Join(dir, "none")},
+		})
+	})
+	t.Run("node-name-map", func(t *testing.T) {
+		m := filepath.Join(t.TempDir(), "names")
+		if err := os.WriteFile(m, []byte(fmt.Sprintf("0x%x \"first host\"\n", uint64(h1.GUID))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		l.compareAll(t, "ibtracert", [][]string{{"--node-name-map", m, lids[0], lids[3]}, {"--node-name-map", m, "-m", "0xc000", lids[3], lids[0]}})
+	})
+	t.Run("from-here", func(t *testing.T) {
+		// One address: from the local port (python-rdma). liveHost is H-2.
+		here := strconv.Itoa(l.lid[liveHost])
+		for _, args := range [][]string{{lids[0]}, {"-m", "0xc000", lids[0]}} {
+			out, errOut, code := l.ours(t, "ibtracert", args...)
+			full := append(append([]string{}, args[:len(args)-1]...), here, args[len(args)-1])
+			want, _, wantCode := l.c(t, "ibtracert", full...)
+			if code != wantCode || out != want {
+				t.Errorf("ibtracert %v: exit %d, want %d\n%s%s\nwant\n%s", args, code, wantCode, out, errOut, want)
+			}
+		}
+	})
+	t.Run("json", func(t *testing.T) {
+		out, errOut, code := l.ours(t, "ibtracert", "--json", lids[0], strconv.Itoa(l.lid["H-4"]))
+		var doc struct{ Result TraceResult }
+		if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Result.Routes) != 1 {
+			t.Fatalf("exit %d: %s%s", code, out, errOut)
+		}
+		var kinds []string
+		for _, h := range doc.Result.Routes[0].Hops {
+			kinds = append(kinds, h.Kind+":"+h.Name)
+		}
+		if got := strings.Join(kinds, " "); !strings.HasPrefix(got, "from:") || !strings.HasSuffix(got, "to:H-4") {
+			t.Errorf("hops %s", got)
+		}
+	})
+}
