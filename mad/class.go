@@ -37,6 +37,7 @@ const (
 	// Offsets of the SA header (IBA 15.2.1.1) and of the directed route
 	// SMP fields (14.2.1.2).
 	offSMKey        = 36
+	offCCKey        = 24
 	offAttrOffset   = 44
 	offCompMask     = 48
 	offMKey         = 24

@@ -499,6 +499,8 @@ func (c *Client) build(class iba.Class, version uint8, req Request, rt Route, ci
 		b[offRMPPFlags] = 0x1f << 3
 		binary.BigEndian.PutUint64(b[offSMKey:], rt.SMKey)
 		binary.BigEndian.PutUint64(b[offCompMask:], req.CompMask)
+	case class == iba.ClassCongestionCtl:
+		binary.BigEndian.PutUint64(b[offCCKey:], rt.CCKey)
 	case class.IsVendorOUI():
 		b[offRMPPVersion] = 1
 		b[offVendorOUI] = byte(req.OUI >> 16)

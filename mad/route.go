@@ -50,6 +50,8 @@ type Route struct {
 	// MKey goes into SMPs (IBA 14.2.1.1), SMKey into SA requests (15.2.1.1).
 	MKey  uint64
 	SMKey uint64
+	// CCKey goes into congestion control MADs (IBA A10.4.1).
+	CCKey uint64
 	// Name, when set, is what String prints.
 	Name string
 }

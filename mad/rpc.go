@@ -140,7 +140,16 @@ func (c *Client) attrRPC(ctx context.Context, t Target, class iba.Class, m iba.M
 	if err != nil {
 		return err
 	}
-	if err := unmarshalAttr(attr, rep.Data()); err != nil {
+	reply := rep.Data()
+	if d.DataOff != 0 {
+		// An attribute outside the data area (CongestionLog starts in the
+		// congestion control log area, IBA A10.4.3.5).
+		reply = nil
+		if off := d.DataOff / 8; off <= len(rep.MAD) {
+			reply = rep.MAD[off:]
+		}
+	}
+	if err := unmarshalAttr(attr, reply); err != nil {
 		return &ReplyError{RPC: rpc, Target: t.String(), Err: err, Request: rep.Request, Reply: rep.MAD}
 	}
 	return nil
