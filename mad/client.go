@@ -298,6 +298,10 @@ type Request struct {
 	// RMPP classes it may be longer than one MAD; it is then sent as an
 	// RMPP transfer.
 	Data []byte
+	// DataOff, when not 0, places Data at this byte offset instead of the
+	// class's data area (CongestionLog starts in the congestion control
+	// log area, IBA A10.4.3.5).
+	DataOff int
 	// CompMask is the SA component mask (IBA 15.2.1.1).
 	CompMask uint64
 	// OUI is the vendor OUI of classes 0x30-0x4f.
@@ -414,7 +418,13 @@ func (c *Client) Do(ctx context.Context, req Request) (*Reply, error) {
 	if version == 0 {
 		version = ci.version
 	}
+	if req.DataOff != 0 && (req.DataOff < HeaderSize || req.DataOff >= Size || ci.rmpp) {
+		return nil, fmt.Errorf("%s %s to %s: data offset %d is not inside a single MAD's class data", name, aname, req.Target, req.DataOff)
+	}
 	single := Size - ci.dataOff
+	if req.DataOff != 0 {
+		single = Size - req.DataOff
+	}
 	if len(req.Data) > single && !ci.rmpp {
 		return nil, fmt.Errorf("%s %s to %s: %d bytes of data do not fit one MAD (%d)", name, aname, req.Target, len(req.Data), single)
 	}
@@ -507,7 +517,11 @@ func (c *Client) build(class iba.Class, version uint8, req Request, rt Route, ci
 		b[offVendorOUI+1] = byte(req.OUI >> 8)
 		b[offVendorOUI+2] = byte(req.OUI)
 	}
-	copy(b[ci.dataOff:], req.Data)
+	if req.DataOff != 0 {
+		copy(b[req.DataOff:], req.Data)
+	} else {
+		copy(b[ci.dataOff:], req.Data)
+	}
 	return b
 }
 

@@ -136,7 +136,7 @@ func (c *Client) attrRPC(ctx context.Context, t Target, class iba.Class, m iba.M
 	if err != nil {
 		return err
 	}
-	rep, err := c.Do(ctx, Request{Target: t, Class: class, Method: m, AttrID: d.AttrID, AttrMod: mod, Data: data, OUI: oui, Unchecked: true})
+	rep, err := c.Do(ctx, Request{Target: t, Class: class, Method: m, AttrID: d.AttrID, AttrMod: mod, Data: data, DataOff: d.DataOff / 8, OUI: oui, Unchecked: true})
 	if err != nil {
 		return err
 	}
