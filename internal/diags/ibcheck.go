@@ -943,10 +943,10 @@ func (b *checkBlock) add(run *CheckRun) {
 	b.mu.Unlock()
 }
 
-// discoverWith discovers the subnet on an open session, as e.discover does
-// on the session it opens itself.
+// discoverWith discovers the subnet on an open session with the
+// command's discovery flags.
 func (r *checkRunner) discoverWith(s *session) (*subnet.Subnet, *subnet.DiscoverReport, error) {
-	f := &r.f.disc
+	f := r.f.disc
 	m, err := subnet.ParseMethod(f.method)
 	if err != nil {
 		return nil, nil, usagef("--discovery: %v", err)
@@ -954,24 +954,12 @@ func (r *checkRunner) discoverWith(s *session) (*subnet.Subnet, *subnet.Discover
 	if f.outstanding < 0 || f.perNode < 0 {
 		return nil, nil, usagef("-o and --per_node_smps must not be negative")
 	}
-	opt := subnet.DiscoverOptions{Method: m, LocalLID: s.local.LID, MaxInFlight: f.outstanding, PerNode: f.perNode,
-		NoMlnxExtPortInfo: f.noMlnxEPI, MKey: f.mkey}
-	bar := r.e.progressBar(r.f.progressBar)
-	if bar != nil {
-		opt.Progress = bar.update
-		defer bar.done()
-	}
-	var sn *subnet.Subnet
-	var rep *subnet.DiscoverReport
-	if m == subnet.BySA {
-		sn, rep, err = subnet.DiscoverSA(r.e.Ctx, sa.New(s.mc), s.local, opt)
-	} else {
-		sn, rep, err = subnet.Discover(r.e.Ctx, s.mc, opt)
-	}
+	f.progressBar = r.f.progressBar
+	res, err := r.e.discoverOn(s, &f, m, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("discover failed: %w", err)
+		return nil, nil, err
 	}
-	return sn, rep, nil
+	return res.s, res.report, nil
 }
 
 // runFabric is errors.py's perform_topo_check: discover, then check every

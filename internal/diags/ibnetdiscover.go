@@ -85,6 +85,12 @@ func (e *Env) discover(f *discoverFlags, show func(string)) (*discoverResult, er
 		return nil, err
 	}
 	defer sess.Close()
+	return e.discoverOn(sess, f, m, show)
+}
+
+// discoverOn discovers the subnet through an open session, with the flags
+// already checked.
+func (e *Env) discoverOn(sess *session, f *discoverFlags, m subnet.Method, show func(string)) (*discoverResult, error) {
 	opt := subnet.DiscoverOptions{
 		Method: m, LocalLID: sess.local.LID, MaxHops: f.hops,
 		MaxInFlight: f.outstanding, PerNode: f.perNode, NoMlnxExtPortInfo: f.noMlnxEPI, MKey: f.mkey,
@@ -118,6 +124,7 @@ func (e *Env) discover(f *discoverFlags, show func(string)) (*discoverResult, er
 	}
 	var s *subnet.Subnet
 	var rep *subnet.DiscoverReport
+	var err error
 	if m == subnet.BySA {
 		s, rep, err = subnet.DiscoverSA(e.Ctx, sa.New(sess.mc), sess.local, opt)
 	} else {
