@@ -49,12 +49,52 @@
 //
 // RunSM sweeps breadth first with directed-route SMPs from its port
 // through the SMAs, assigns LIDs (switches first, CA and router ports
-// aligned to 2^LMC), computes minimum-hop routes over the switch graph
-// (one BFS per switch, ties spread over the least loaded ports), writes
-// every LinearForwardingTable block and SwitchInfo:LinearFDBTop, and arms
-// and activates every linked port, with as many SMPs in flight as there
-// are CPUs. A subnet has 49,151 unicast LIDs (IBA 4.1.3): end ports beyond
-// that stay in Init and RunSM says so (ErrLIDsExhausted).
+// aligned to 2^LMC; a port keeps its LID across sweeps, as with OpenSM's
+// guid2lid), computes minimum-hop routes over the switch graph (one BFS
+// per destination switch on flat arrays, then per switch one pass over its
+// neighbors' distance rows; ties spread round robin from the least loaded
+// port), writes every LinearForwardingTable block and
+// SwitchInfo:LinearFDBTop, and arms and activates every linked port, with
+// as many SMPs in flight as there are CPUs. A subnet has 49,151 unicast
+// LIDs (IBA 4.1.3): end ports beyond that stay in Init and RunSM says so
+// (ErrLIDsExhausted). The SM stays MASTER, answers SMInfo, and sweeps
+// again when a trap 128 (a link changed state) reaches it; Close stops it.
+//
+// # The subnet administrator
+//
+// Unless SMConfig.NoSA, the SM serves the SA (IBA 15) at QP1 of its port,
+// as a mad.Client server on an attachment there, so it is reached at the
+// SM LID of every port's PortInfo, in process and through ibsimserver.
+// NodeRecord, PortInfoRecord, SLtoVL, SwitchInfo, LFT, MFT, VLArb,
+// GUIDInfo and P_Key table records are read through the SMA code itself
+// for the end ports the last sweep found, so they agree with SMP reads;
+// LinkRecord and PathRecord follow the cabling and the forwarding tables
+// as programmed; ServiceRecord (Set, Get, Delete, leases), MCMemberRecord
+// (join creates MGIDs and MLIDs and programs the MFTs of the group's
+// spanning tree; leave removes them), InformInfo (subscriptions, and
+// SubnAdmReport of the traps the SM receives) and SMInfoRecord are the
+// SA's own. Get and GetTable match records on the component mask through
+// iba's component table (PortInfoRecord's CapabilityMask as a bit subset,
+// as OpenSM does); GetTable replies longer than a MAD go out as RMPP
+// transfers. Status codes are the SA's: ERR_NO_RECORDS, ERR_TOO_MANY_RECORDS,
+// ERR_REQ_INVALID, ERR_REQ_INVALID_GID, ERR_REQ_INSUFFICIENT_COMPONENTS.
+//
+// # Other agents, latency and faults
+//
+// Every node's agent also answers congestion control (class 0x21: Info,
+// KeyInfo with CC_Key checks, Log, switch and CA settings, the control
+// table, TimeStamp) and the OpenIB vendor classes of ibping (0x32) and
+// ibsysstat (0x33), unless a server agent for the class is registered at
+// the port.
+//
+// SetLatency turns on the latency model (per-hop and per-agent delays, a
+// serial management processor per node with a bounded request queue, a
+// loss rate); delays are timers, and with the model off a MAD is answered
+// in the sender's goroutine as before. SetNodeDead stops a node answering
+// and forwarding, SetLink pulls and plugs cables (trap 128 to the SM),
+// SetDropRate and InjectErrors act per port. PortUnicast{Xmit,Rcv}Pkts
+// count the Traffic model's packets only: management packets are not
+// counted there, as in ibsim, so perfquery -x prints the same on both.
 //
 // Topologies come from package topo: files in ibsim's dialect or
 // generators (topo.Load takes either, as a `sim:` fabric URI names them).

@@ -47,6 +47,7 @@ func lineFabric(t testing.TB, sm bool) *Fabric {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { f.Close() })
 	if sm {
 		if _, err := f.RunSM(ctxT(t), SMConfig{}); err != nil {
 			t.Fatal(err)

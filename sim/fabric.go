@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/sim/topo"
@@ -48,6 +49,9 @@ type node struct {
 	deviceID uint16
 	desc     [64]byte
 	sw       *switchState
+	dead     atomic.Bool  // no answers, no forwarding (SetNodeDead)
+	busy     atomic.Int64 // latency model: when the agent's queue drains (unix ns)
+	queued   atomic.Int32 // latency model: requests waiting at the agent
 }
 
 type switchState struct {
@@ -107,6 +111,8 @@ type port struct {
 	vlarb  [2][16]byte
 	vlarbS bool // vlarb set (else defaults)
 
+	cut bool // the cable is pulled (SetLink): the link stays down
+
 	pc   counters
 	drop atomic.Uint32 // receive drop rate in percent, for error injection
 }
@@ -123,9 +129,17 @@ type Fabric struct {
 	agentMu sync.Mutex    // serializes agent table updates (not the forwarding path)
 	nextID  atomic.Uint32 // agent IDs, used modulo 2^16
 
-	sm atomic.Pointer[SM]
+	sm     atomic.Pointer[SM]
+	smMu   sync.Mutex // serializes RunSM's SM changes and Close
+	closed bool
 
 	lftCap int // SwitchInfo:LinearFDBCap, a multiple of 64
+
+	ccs ccStore // congestion control settings of the nodes that were Set
+
+	lat     atomic.Pointer[Latency]
+	qdrops  atomic.Uint64
+	trapSeq atomic.Uint32
 }
 
 // Options change how New builds a fabric.
@@ -160,6 +174,7 @@ func NewWithOptions(t *topo.Topology, o Options) (*Fabric, error) {
 		ids:    make(map[string]int32, len(t.Nodes)),
 		byGUID: make(map[iba.GUID]int32, len(t.Nodes)),
 	}
+	f.ccs.start = time.Now()
 	f.agents.Store(&agentTable{byID: map[uint16]*agent{}, byPort: map[int32][]*agent{}})
 	for i := range t.Nodes {
 		tn := &t.Nodes[i]

@@ -52,6 +52,11 @@ type msg struct {
 	dstQP      uint32
 	qkey       uint32
 	pkey       uint16
+	// For the latency model: links crossed, those before the request
+	// was served, and the node whose agent served it (-1 for none).
+	hops, hopsOut int32
+	agentNode     int32
+	agentKind     uint8
 }
 
 // What transact did with a MAD.
@@ -63,12 +68,23 @@ const (
 	request          // m is a request for a server agent at the port
 )
 
+// Which agent answered a request, for the latency model.
+const (
+	agentNone = iota
+	agentSMA
+	agentGS // PMA, congestion control, vendor classes
+)
+
 func isResponse(method uint8) bool { return method&0x80 != 0 || method == methodRep }
 
 // transact carries m from port `from` to its destination and, for a
 // request the destination's SMA or PMA answers, carries the answer back.
 // It returns the port index where m ends up and what it is then.
 func (f *Fabric) transact(from int32, m *msg) (int32, outcome) {
+	m.hops, m.hopsOut, m.agentNode, m.agentKind = 0, 0, -1, agentNone
+	if f.nodes[f.ports[from].node].dead.Load() {
+		return -1, dropped
+	}
 	class := m.buf[offClass]
 	smp := class == classSMP || class == classDR
 	if m.buf[0] != 1 {
@@ -83,7 +99,7 @@ func (f *Fabric) transact(from int32, m *msg) (int32, outcome) {
 		}
 		to, inPort, viaLID, ok = f.drRoute(from, m)
 	} else {
-		to, inPort, ok = f.lidRoute(from, m.dlid, smp)
+		to, inPort, ok = f.lidRoute(m, from, m.dlid, smp)
 	}
 	if !ok {
 		return -1, dropped
@@ -94,9 +110,17 @@ func (f *Fabric) transact(from int32, m *msg) (int32, outcome) {
 	if isResponse(m.buf[offMethod]) {
 		return to, response
 	}
+	m.hopsOut = m.hops
+	m.agentNode = f.ports[to].node
+	if smp {
+		m.agentKind = agentSMA
+	} else {
+		m.agentKind = agentGS
+	}
 	switch f.serve(to, inPort, m) {
 	case served:
 	case toAgent:
+		m.agentKind = agentNone
 		return to, request
 	default:
 		return -1, dropped
@@ -111,7 +135,7 @@ func (f *Fabric) transact(from int32, m *msg) (int32, outcome) {
 		nd.mu.RUnlock()
 		m.dlid, m.slid = m.slid, lid
 		m.srcQP, m.dstQP = m.dstQP, m.srcQP
-		to, _, ok = f.lidRoute(to, m.dlid, smp)
+		to, _, ok = f.lidRoute(m, to, m.dlid, smp)
 	}
 	if !ok {
 		return -1, dropped
@@ -145,12 +169,14 @@ func (f *Fabric) cross(out, in int32) bool {
 	}
 	pi.pc.rcvPkts.Add(1)
 	pi.pc.rcvData.Add(madDwords)
-	return true
+	// A dead node's management processor takes nothing in: it neither
+	// answers nor forwards (the links stay up, as with a hung switch).
+	return !f.nodes[pi.node].dead.Load()
 }
 
 // hop checks both ends of the link out of port idx and crosses it; it
 // returns the peer port index.
-func (f *Fabric) hop(idx int32, smp bool, dr bool) (int32, bool) {
+func (f *Fabric) hop(m *msg, idx int32, smp bool, dr bool) (int32, bool) {
 	p := &f.ports[idx]
 	nd := &f.nodes[p.node]
 	nd.mu.RLock()
@@ -173,6 +199,7 @@ func (f *Fabric) hop(idx int32, smp bool, dr bool) (int32, bool) {
 	if !f.cross(idx, peer) {
 		return -1, false
 	}
+	m.hops++
 	return peer, true
 }
 
@@ -180,7 +207,7 @@ func (f *Fabric) hop(idx int32, smp bool, dr bool) (int32, bool) {
 // through the switches' linear forwarding tables. It returns the
 // destination port (a switch's port 0 when the LID is a switch's) and the
 // number of the port the packet came in on.
-func (f *Fabric) lidRoute(from int32, dlid uint16, smp bool) (int32, uint8, bool) {
+func (f *Fabric) lidRoute(m *msg, from int32, dlid uint16, smp bool) (int32, uint8, bool) {
 	if dlid == 0 || dlid > MaxUnicastLID {
 		return -1, 0, false
 	}
@@ -220,7 +247,7 @@ func (f *Fabric) lidRoute(from int32, dlid uint16, smp bool) (int32, uint8, bool
 			out = cur
 		}
 		nd.mu.RUnlock()
-		peer, ok := f.hop(out, smp, false)
+		peer, ok := f.hop(m, out, smp, false)
 		if !ok {
 			return -1, 0, false
 		}
@@ -238,7 +265,7 @@ func (f *Fabric) drRoute(from int32, m *msg) (int32, uint8, bool, bool) {
 	cur, arr := from, f.ports[from].num
 	if m.dlid != LIDPermissive {
 		var ok bool
-		cur, arr, ok = f.lidRoute(from, m.dlid, true)
+		cur, arr, ok = f.lidRoute(m, from, m.dlid, true)
 		if !ok {
 			return -1, 0, false, false
 		}
@@ -259,7 +286,7 @@ func (f *Fabric) drReturn(to int32, inPort uint8, viaLID bool, m *msg) (int32, b
 		lid := p.lid
 		nd.mu.RUnlock()
 		m.dlid, m.slid = m.slid, lid
-		cur, arr, ok := f.lidRoute(to, m.dlid, true)
+		cur, arr, ok := f.lidRoute(m, to, m.dlid, true)
 		if !ok {
 			return -1, false
 		}
@@ -366,7 +393,7 @@ func (f *Fabric) drRun(n int32, inPort uint8, m *msg) (int32, uint8, bool, bool)
 			}
 			return nd.base + int32(inPort), inPort, viaLID, true
 		case drPort:
-			peer, ok := f.hop(nd.base+int32(arg), true, true)
+			peer, ok := f.hop(m, nd.base+int32(arg), true, true)
 			if !ok {
 				return -1, 0, false, false
 			}
@@ -378,7 +405,7 @@ func (f *Fabric) drRun(n int32, inPort uint8, m *msg) (int32, uint8, bool, bool)
 			m.slid = p0.lid
 			nd.mu.RUnlock()
 			m.dlid = arg
-			to, arr, ok := f.lidRoute(nd.base, arg, true)
+			to, arr, ok := f.lidRoute(m, nd.base, arg, true)
 			if !ok {
 				return -1, 0, false, false
 			}

@@ -15,6 +15,7 @@ import (
 type counters struct {
 	xmitData, rcvData, xmitPkts, rcvPkts             atomic.Uint64
 	mcXmitPkts, mcRcvPkts                            atomic.Uint64
+	uniXmitPkts, uniRcvPkts                          atomic.Uint64 // the traffic model's packets only
 	symbolErrors, linkErrorRecovery, linkDowned      atomic.Uint64
 	rcvErrors, rcvRemotePhysErrors                   atomic.Uint64
 	rcvSwitchRelayErrors, xmitDiscards               atomic.Uint64
@@ -107,8 +108,10 @@ func (f *Fabric) Traffic(nodeName string, portNum int, dlid uint16, packets, byt
 		q := &f.ports[o.peer]
 		o.pc.xmitPkts.Add(packets)
 		o.pc.xmitData.Add(dw)
+		o.pc.uniXmitPkts.Add(packets)
 		q.pc.rcvPkts.Add(packets)
 		q.pc.rcvData.Add(dw)
+		q.pc.uniRcvPkts.Add(packets)
 		cur = o.peer
 	}
 	return fmt.Errorf("traffic from %s/%d: LID %d: routing loop", nodeName, portNum, dlid)
@@ -326,11 +329,17 @@ func (f *Fabric) portCountersExt(nd *node, set bool, data []byte) uint16 {
 			if pc.CounterSelect&(cxRcvData) != 0 {
 				c.rcvData.Store(0)
 			}
-			if pc.CounterSelect&(cxXmitPkts|cxUniXmitPkts) != 0 {
+			if pc.CounterSelect&cxXmitPkts != 0 {
 				c.xmitPkts.Store(0)
 			}
-			if pc.CounterSelect&(cxRcvPkts|cxUniRcvPkts) != 0 {
+			if pc.CounterSelect&cxRcvPkts != 0 {
 				c.rcvPkts.Store(0)
+			}
+			if pc.CounterSelect&cxUniXmitPkts != 0 {
+				c.uniXmitPkts.Store(0)
+			}
+			if pc.CounterSelect&cxUniRcvPkts != 0 {
+				c.uniRcvPkts.Store(0)
 			}
 			if pc.CounterSelect&cxMcXmitPkts != 0 {
 				c.mcXmitPkts.Store(0)
@@ -349,9 +358,9 @@ func (f *Fabric) portCountersExt(nd *node, set bool, data []byte) uint16 {
 		out.PortRcvPkts += c.rcvPkts.Load()
 		out.PortMulticastXmitPkts += c.mcXmitPkts.Load()
 		out.PortMulticastRcvPkts += c.mcRcvPkts.Load()
+		out.PortUnicastXmitPkts += c.uniXmitPkts.Load()
+		out.PortUnicastRcvPkts += c.uniRcvPkts.Load()
 	}
-	// Every packet the model moves is unicast.
-	out.PortUnicastXmitPkts, out.PortUnicastRcvPkts = out.PortXmitPkts, out.PortRcvPkts
 	out.MarshalTo(data)
 	return 0
 }

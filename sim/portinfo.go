@@ -246,7 +246,7 @@ func (f *Fabric) retrain(idx int32) {
 	}
 	unlock := f.lock2(idx, p.peer)
 	q := &f.ports[p.peer]
-	up := p.phys != iba.PhysPortStateDisabled && q.phys != iba.PhysPortStateDisabled
+	up := p.phys != iba.PhysPortStateDisabled && q.phys != iba.PhysPortStateDisabled && !p.cut
 	for _, x := range []*port{p, q} {
 		x.pc.linkDowned.Add(1)
 		if up {
@@ -303,7 +303,7 @@ func (f *Fabric) enable(idx int32) {
 	unlock := f.lock2(idx, p.peer)
 	q := &f.ports[p.peer]
 	p.state, p.phys = iba.PortStateDown, iba.PhysPortStatePolling
-	up := q.phys != iba.PhysPortStateDisabled
+	up := q.phys != iba.PhysPortStateDisabled && !p.cut
 	unlock()
 	if up {
 		f.linkUp(idx, p.peer)

@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math/bits"
+	"slices"
 
 	"github.com/rdmakit/rdmakit/iba"
 )
@@ -11,6 +13,14 @@ import (
 // every switch's linear forwarding table, spreading the LIDs behind each
 // destination switch over the equally short ports (the least loaded port
 // first, as OpenSM's minhop does).
+//
+// One breadth-first search per destination switch d, run in parallel over
+// compact arrays (the switch graph as a flat neighbor list), finds every
+// switch's distance to d; when a switch x leaves the queue, its neighbors
+// one hop closer to d are already known, so its candidate ports for d are
+// read off its neighbor list right there and x's table entries for the
+// LIDs behind d are written at once. The whole phase costs one BFS per
+// switch, O(switches x links), with no switches^2 matrix.
 func (s *SM) route(ctx context.Context, nodes []smNode, maxLID uint16) error {
 	var sws []int32
 	for i := range nodes {
@@ -22,8 +32,7 @@ func (s *SM) route(ctx context.Context, nodes []smNode, maxLID uint16) error {
 	if ns == 0 {
 		return nil
 	}
-	// The switch graph in compressed form: the neighbor switch of each
-	// port, -1 for none (flat arrays keep the O(switches^2) loops in cache).
+	// The switch graph: the neighbor switch of each port, -1 for none.
 	portStart := make([]int32, ns+1)
 	for x, id := range sws {
 		portStart[x+1] = portStart[x] + int32(nodes[id].nports) + 1
@@ -37,6 +46,28 @@ func (s *SM) route(ctx context.Context, nodes []smNode, maxLID uint16) error {
 				v = nodes[l.node].sw
 			}
 			nbr[portStart[x]+int32(q)] = v
+		}
+	}
+	// What sits behind each switch: its own LID and its CAs' LID ranges.
+	type dest struct {
+		lid, count uint16
+		port       uint8 // the switch port the CA hangs on; 0 for the switch
+	}
+	behind := make([][]dest, ns)
+	for _, id := range sws {
+		n := &nodes[id]
+		x := n.sw
+		if n.lid[0] != 0 {
+			behind[x] = append(behind[x], dest{n.lid[0], 1, 0})
+		}
+		for q := 1; q <= int(n.nports); q++ {
+			l := n.links[q]
+			if l.node < 0 || nodes[l.node].typ == iba.NodeTypeSwitch {
+				continue
+			}
+			if lid := nodes[l.node].lid[l.port]; lid != 0 {
+				behind[x] = append(behind[x], dest{lid, 1 << s.cfg.LMC, uint8(q)})
+			}
 		}
 	}
 	// hop[d*ns+x]: hops between switches d and x (the graph is undirected,
@@ -66,28 +97,6 @@ func (s *SM) route(ctx context.Context, nodes []smNode, maxLID uint16) error {
 	if err != nil {
 		return err
 	}
-	// What sits behind each switch: its own LID and its CAs' LID ranges.
-	type dest struct {
-		lid, count uint16
-		port       uint8 // the switch port the CA hangs on; 0 for the switch
-	}
-	behind := make([][]dest, ns)
-	for _, id := range sws {
-		n := &nodes[id]
-		x := n.sw
-		if n.lid[0] != 0 {
-			behind[x] = append(behind[x], dest{n.lid[0], 1, 0})
-		}
-		for q := 1; q <= int(n.nports); q++ {
-			l := n.links[q]
-			if l.node < 0 || nodes[l.node].typ == iba.NodeTypeSwitch {
-				continue
-			}
-			if lid := nodes[l.node].lid[l.port]; lid != 0 {
-				behind[x] = append(behind[x], dest{lid, 1 << s.cfg.LMC, uint8(q)})
-			}
-		}
-	}
 	blocks := int(maxLID)/64 + 1
 	return s.parallel(ctx, ns, func(m *msg, x int) error {
 		n := &nodes[sws[x]]
@@ -96,17 +105,43 @@ func (s *SM) route(ctx context.Context, nodes []smNode, maxLID uint16) error {
 			lft[i] = 0xFF
 		}
 		load := make([]uint32, n.nports+1)
-		cand := make([]uint8, 0, n.nports)
 		own := hop[x*ns : (x+1)*ns]
-		// rows[i] gives the hops from the switch behind port ports[i].
 		var ports []uint8
-		var rows [][]uint8
 		for q := 1; q <= int(n.nports); q++ {
-			if y := nbr[portStart[x]+int32(q)]; y >= 0 {
+			if nbr[portStart[x]+int32(q)] >= 0 {
 				ports = append(ports, uint8(q))
-				rows = append(rows, hop[int(y)*ns:(int(y)+1)*ns])
 			}
 		}
+		// cand[d] has bit i set when port ports[i] is one hop closer to
+		// switch d: one sequential pass per neighbor over its row of the
+		// hop matrix (this is the inner loop of the whole phase:
+		// switches x switch links).
+		words := (len(ports) + 63) / 64
+		cand := make([]uint64, ns*words)
+		for i, q := range ports {
+			row := hop[int(nbr[portStart[x]+int32(q)])*ns:][:ns]
+			w, bit := i/64, uint64(1)<<(i%64)
+			if words == 1 {
+				c := cand[:len(own)]
+				for d, h := range own {
+					var t uint64
+					if row[d]+1 == h {
+						t = bit
+					}
+					c[d] |= t
+				}
+				continue
+			}
+			c := cand[w:]
+			for d, h := range own {
+				if row[d]+1 == h {
+					c[d*words] |= bit
+				}
+			}
+		}
+		var pick []uint8
+		var prev []uint64
+		i := 0
 		for d := 0; d < ns; d++ {
 			if len(behind[d]) == 0 {
 				continue
@@ -119,31 +154,35 @@ func (s *SM) route(ctx context.Context, nodes []smNode, maxLID uint16) error {
 				}
 				continue
 			}
-			h := own[d]
-			if h == inf {
+			cd := cand[d*words : (d+1)*words]
+			if !slices.Equal(cd, prev) {
+				// A new set of candidates: start the round robin at its
+				// least loaded port. The same set again (all the leaves
+				// seen from a leaf) just goes on with the rotation.
+				prev = cd
+				pick = pick[:0]
+				for w, v := range cd {
+					for v != 0 {
+						pick = append(pick, ports[w*64+bits.TrailingZeros64(v)])
+						v &= v - 1
+					}
+				}
+				i = 0
+				for k, q := range pick {
+					if load[q] < load[pick[i]] {
+						i = k
+					}
+				}
+			}
+			if len(pick) == 0 {
 				continue // unreachable
 			}
-			cand = cand[:0]
-			for i, r := range rows {
-				if r[d] == h-1 {
-					cand = append(cand, ports[i])
-				}
-			}
-			// Round robin from the least loaded candidate: as balanced as
-			// picking the least loaded port for every LID, in O(1) each.
-			start := 0
-			for i, q := range cand {
-				if load[q] < load[cand[start]] {
-					start = i
-				}
-			}
-			i := start
 			for _, e := range behind[d] {
 				for k := uint16(0); k < e.count; k++ {
-					q := cand[i]
+					q := pick[i]
 					load[q]++
 					lft[e.lid+k] = q
-					if i++; i == len(cand) {
+					if i++; i == len(pick) {
 						i = 0
 					}
 				}
@@ -171,38 +210,4 @@ func (s *SM) route(ctx context.Context, nodes []smNode, maxLID uint16) error {
 		}
 		return nil
 	})
-}
-
-// serve answers SMInfo (IBA 14.2.5.13) at the SM's port and swallows traps.
-func (s *SM) serve(m *msg) int {
-	b := m.buf[:]
-	method := b[offMethod]
-	if method == uint8(iba.MethodTrap) {
-		return drop
-	}
-	if method != methodGet && method != methodSet {
-		setResponse(b, statusMethodUnsupp)
-		return served
-	}
-	info := iba.SMInfo{
-		GUID: s.guid, ActCount: s.actCount.Load(), Priority: s.priority,
-		SMState: iba.SMState(s.state.Load()),
-	}
-	if method == methodSet {
-		// Another SM handing over or asking to discover: this SM stays
-		// master (IBA 14.4.1); the Set is acknowledged with the state.
-		info.SMKey = 0
-	}
-	clear(b[offSMPData : offSMPData+64])
-	info.MarshalTo(b[offSMPData:])
-	setResponse(b, 0)
-	return served
-}
-
-// SMState reports the state of the built-in SM, NotActive when none runs.
-func (f *Fabric) SMState() iba.SMState {
-	if s := f.sm.Load(); s != nil {
-		return iba.SMState(s.state.Load())
-	}
-	return iba.SMStateNotActive
 }

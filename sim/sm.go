@@ -30,6 +30,12 @@ type SMConfig struct {
 	Priority uint8
 	// Workers is how many SMPs are in flight at once; 0 means GOMAXPROCS.
 	Workers int
+	// NoSA leaves the subnet administrator out: by default the SM serves
+	// the SA (IBA 15) at QP1 of its port once the first sweep is done.
+	NoSA bool
+	// NoResweep makes the SM ignore traps: by default a trap 128 (a link
+	// changed state) makes it sweep again, as OpenSM does.
+	NoResweep bool
 }
 
 // SMResult reports a sweep.
@@ -58,7 +64,22 @@ type SM struct {
 	actCount atomic.Uint32
 	smps     atomic.Uint64
 	cfg      SMConfig
+
+	mu     sync.Mutex          // one sweep at a time
+	lids   map[iba.GUID]uint16 // port GUID -> base LID, kept across sweeps (as OpenSM's guid2lid)
+	view   atomic.Pointer[smView]
+	sa     atomic.Pointer[saServer]
+	kick   chan struct{}
+	ctx    context.Context // the SM's lifetime: Fabric.Close ends it
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	// Sweeps counts the sweeps done; Traps the traps received.
+	sweeps, traps atomic.Uint64
 }
+
+// resweepDelay gathers the traps of one event (both ends of a link
+// report it) into one sweep.
+const resweepDelay = 20 * time.Millisecond
 
 // smNode is the SM's view of a node, learnt from SMPs only.
 type smNode struct {
@@ -81,7 +102,6 @@ type smLink struct {
 // RunSM runs the built-in SM once over the fabric and leaves it answering
 // SMInfo as MASTER. It may be run again (a resweep).
 func (f *Fabric) RunSM(ctx context.Context, cfg SMConfig) (*SMResult, error) {
-	start := time.Now()
 	idx, err := f.smPort(cfg)
 	if err != nil {
 		return nil, err
@@ -92,12 +112,117 @@ func (f *Fabric) RunSM(ctx context.Context, cfg SMConfig) (*SMResult, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
-	s := &SM{f: f, port: idx, guid: f.ports[idx].guid, priority: cfg.Priority, cfg: cfg}
-	s.state.Store(uint32(iba.SMStateDiscovering))
-	if old := f.sm.Load(); old != nil {
-		s.actCount.Store(old.actCount.Load())
+	f.smMu.Lock()
+	if f.closed {
+		f.smMu.Unlock()
+		return nil, errors.New("running the SM: the fabric is closed")
 	}
-	f.sm.Store(s)
+	s := f.sm.Load()
+	if s == nil || s.port != idx || s.cfg.LMC != cfg.LMC || s.cfg.NoSA != cfg.NoSA || s.cfg.NoResweep != cfg.NoResweep || s.priority != cfg.Priority {
+		old := s
+		if old != nil {
+			old.stop()
+		}
+		s = &SM{f: f, port: idx, guid: f.ports[idx].guid, priority: cfg.Priority, cfg: cfg,
+			lids: map[iba.GUID]uint16{}, kick: make(chan struct{}, 1)}
+		if old != nil {
+			s.actCount.Store(old.actCount.Load())
+		}
+		s.ctx, s.cancel = context.WithCancel(context.Background())
+		f.sm.Store(s)
+		s.wg.Add(1)
+		go s.loop()
+	}
+	f.smMu.Unlock()
+	s.mu.Lock()
+	s.cfg.Workers = cfg.Workers // the rest is the same, or this is a new SM
+	res, err := s.sweep(ctx)
+	s.mu.Unlock()
+	if err != nil && !errors.Is(err, ErrLIDsExhausted) {
+		return res, err
+	}
+	if !cfg.NoSA {
+		if serr := s.startSA(); serr != nil {
+			return res, serr
+		}
+	}
+	return res, err
+}
+
+// loop sweeps again when traps ask for it, until the SM stops.
+func (s *SM) loop() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-s.kick:
+		}
+		t := time.NewTimer(resweepDelay)
+		select {
+		case <-s.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		select {
+		case <-s.kick: // the traps that came meanwhile are covered
+		default:
+		}
+		s.mu.Lock()
+		_, _ = s.sweep(s.ctx) // a failed resweep leaves the fabric as it is; the next trap retries
+		s.mu.Unlock()
+	}
+}
+
+// requestResweep asks the SM loop for a sweep (a trap came in).
+func (s *SM) requestResweep() {
+	if s.cfg.NoResweep {
+		return
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// stop ends the SM's loop and its SA.
+func (s *SM) stop() {
+	s.cancel()
+	s.wg.Wait()
+	if a := s.sa.Load(); a != nil {
+		a.close()
+	}
+	s.state.Store(uint32(iba.SMStateNotActive))
+}
+
+// Close stops the built-in SM and SA (their goroutines) and closes the
+// fabric to new SM runs; attachments keep working.
+func (f *Fabric) Close() error {
+	f.smMu.Lock()
+	defer f.smMu.Unlock()
+	f.closed = true
+	if s := f.sm.Load(); s != nil {
+		s.stop()
+	}
+	return nil
+}
+
+// Sweeps counts the sweeps the built-in SM has done (0 with no SM).
+func (f *Fabric) Sweeps() uint64 {
+	if s := f.sm.Load(); s != nil {
+		return s.sweeps.Load()
+	}
+	return 0
+}
+
+// sweep discovers, assigns LIDs, routes and activates; caller holds s.mu.
+func (s *SM) sweep(ctx context.Context) (*SMResult, error) {
+	start := time.Now()
+	f, cfg, idx := s.f, s.cfg, s.port
+	defer s.sweeps.Add(1)
+	smps0 := s.smps.Load()
+	s.state.Store(uint32(iba.SMStateDiscovering))
 	p := &f.ports[idx]
 	nd := &f.nodes[p.node]
 	nd.mu.Lock()
@@ -134,25 +259,64 @@ func (f *Fabric) RunSM(ctx context.Context, cfg SMConfig) (*SMResult, error) {
 		}
 	}
 	res.EndPorts = len(eps)
-	// LIDs: switches first, then CA ports, each base aligned to 2^LMC, up
-	// to what the switches' forwarding tables hold.
-	next := uint32(1)
+	// LIDs: those the ports had in earlier sweeps stay; new ports get the
+	// lowest free ones, switches first, then CA ports, each base aligned
+	// to 2^LMC, up to what the switches' forwarding tables hold.
 	last := uint32(min(MaxUnicastLID, f.lftCap-1))
-	for _, e := range eps {
-		n := &nodes[e.node]
-		lmc := cfg.LMC
-		if n.typ == iba.NodeTypeSwitch {
-			lmc = 0
+	used := make([]bool, last+1)
+	guidOf := func(e smLink) iba.GUID { return s.portGUID(nodes, e) }
+	lmcOf := func(e smLink) uint8 {
+		if nodes[e.node].typ == iba.NodeTypeSwitch {
+			return 0
 		}
-		step := uint32(1) << lmc
-		base := (next + step - 1) &^ (step - 1)
-		if base+step-1 > last {
-			res.Unassigned++
+		return cfg.LMC
+	}
+	for _, e := range eps {
+		l, ok := s.lids[guidOf(e)]
+		step := uint32(1) << lmcOf(e)
+		if !ok || uint32(l)&(step-1) != 0 || uint32(l)+step-1 > last {
 			continue
 		}
-		n.lid[e.port] = uint16(base)
-		next = base + step
-		res.MaxLID = uint16(base + step - 1)
+		free := true
+		for k := uint32(0); k < step; k++ {
+			free = free && !used[uint32(l)+k]
+		}
+		if !free {
+			continue
+		}
+		for k := uint32(0); k < step; k++ {
+			used[uint32(l)+k] = true
+		}
+		nodes[e.node].lid[e.port] = l
+	}
+	next := uint32(1)
+	for _, e := range eps {
+		n := &nodes[e.node]
+		step := uint32(1) << lmcOf(e)
+		if n.lid[e.port] == 0 {
+			base := (next + step - 1) &^ (step - 1)
+			for base+step-1 <= last {
+				free := true
+				for k := uint32(0); k < step; k++ {
+					free = free && !used[base+k]
+				}
+				if free {
+					break
+				}
+				base += step
+			}
+			if base+step-1 > last {
+				res.Unassigned++
+				continue
+			}
+			for k := uint32(0); k < step; k++ {
+				used[base+k] = true
+			}
+			n.lid[e.port] = uint16(base)
+			next = base + step
+			s.lids[guidOf(e)] = uint16(base)
+		}
+		res.MaxLID = max(res.MaxLID, n.lid[e.port]+uint16(step)-1)
 	}
 	smLID := s.lidOf(nodes, idx)
 	// Assign LIDs and arm the end ports.
@@ -232,8 +396,9 @@ func (f *Fabric) RunSM(ctx context.Context, cfg SMConfig) (*SMResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.publish(nodes, smLID)
 	s.state.Store(uint32(iba.SMStateMaster))
-	res.SMPs = s.smps.Load()
+	res.SMPs = s.smps.Load() - smps0
 	res.Total = time.Since(start)
 	if res.Unassigned > 0 {
 		return res, fmt.Errorf("%w: %d of %d end ports have no LID", ErrLIDsExhausted, res.Unassigned, res.EndPorts)
@@ -498,4 +663,51 @@ func (s *SM) discover(ctx context.Context) ([]smNode, error) {
 		}
 	}
 	return nodes, nil
+}
+
+// serve answers SMInfo (IBA 14.2.5.13) at the SM's port and swallows traps.
+func (s *SM) serve(m *msg) int {
+	b := m.buf[:]
+	method := b[offMethod]
+	if method == uint8(iba.MethodTrap) {
+		// A notice (IBA 14.2.5.1): trap 128, a link changed state, makes
+		// the SM sweep again; every notice goes on to the subscribers of
+		// the SA. The trap is repressed so that its sender stops.
+		s.traps.Add(1)
+		var n iba.Notice
+		if n.Unmarshal(b[offSMPData:]) == nil && n.IsGeneric == 1 && n.TrapNumber == 128 {
+			s.requestResweep()
+		}
+		if a := s.sa.Load(); a != nil {
+			a.report(append([]byte(nil), b[offSMPData:offSMPData+80]...))
+		}
+		b[offMethod] = methodRep
+		binary.BigEndian.PutUint16(b[offStatus:], 0)
+		return served
+	}
+	if method != methodGet && method != methodSet {
+		setResponse(b, statusMethodUnsupp)
+		return served
+	}
+	info := iba.SMInfo{
+		GUID: s.guid, ActCount: s.actCount.Load(), Priority: s.priority,
+		SMState: iba.SMState(s.state.Load()),
+	}
+	if method == methodSet {
+		// Another SM handing over or asking to discover: this SM stays
+		// master (IBA 14.4.1); the Set is acknowledged with the state.
+		info.SMKey = 0
+	}
+	clear(b[offSMPData : offSMPData+64])
+	info.MarshalTo(b[offSMPData:])
+	setResponse(b, 0)
+	return served
+}
+
+// SMState reports the state of the built-in SM, NotActive when none runs.
+func (f *Fabric) SMState() iba.SMState {
+	if s := f.sm.Load(); s != nil {
+		return iba.SMState(s.state.Load())
+	}
+	return iba.SMStateNotActive
 }

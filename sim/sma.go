@@ -57,6 +57,12 @@ func (f *Fabric) serve(to int32, inPort uint8, m *msg) int {
 	if f.serverAgent(to, class, method) != nil {
 		return toAgent
 	}
+	switch class {
+	case classCC:
+		return f.cc(to, m)
+	case classPing, classSysStat:
+		return f.vendor(to, m)
+	}
 	if method == methodGet || method == methodSet {
 		// What the Linux MAD layer answers for a class nobody serves.
 		setResponse(m.buf[:], statusMethodAttrUnsup)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rdmakit/rdmakit/mad"
 )
@@ -189,20 +190,46 @@ func (a *Attachment) SendChecked(ctx context.Context, p *mad.Packet) (bool, erro
 	} else {
 		m.pkey = f.pkeyAt(a.port, p.Addr.PKeyIndex)
 	}
+	if f.lossy(m) {
+		return false, nil
+	}
 	to, out := f.transact(a.port, m)
+	return f.finish(to, out, m), nil
+}
+
+// finish hands what transact did with m to the agent waiting for it, at
+// once or, with the latency model on, when its timer fires. It reports
+// whether some agent takes it.
+func (f *Fabric) finish(to int32, out outcome, m *msg) bool {
+	var t *agent
 	switch out {
 	case response:
-		if t := f.agents.Load().byID[binary.BigEndian.Uint16(m.buf[offTID:])]; t != nil && t.att.port == to {
-			t.att.deliver(t, m)
-			return true, nil
+		if x := f.agents.Load().byID[binary.BigEndian.Uint16(m.buf[offTID:])]; x != nil && x.att.port == to {
+			t = x
 		}
 	case request:
-		if t := f.serverAgent(to, m.buf[offClass], m.buf[offMethod]); t != nil {
-			t.att.deliver(t, m)
-			return true, nil
-		}
+		t = f.serverAgent(to, m.buf[offClass], m.buf[offMethod])
 	}
-	return false, nil
+	if t == nil {
+		return false
+	}
+	d, ok := f.delay(m)
+	if !ok {
+		return false // the agent's queue was full
+	}
+	if d <= 0 {
+		t.att.deliver(t, m)
+		return true
+	}
+	pkt := t.att.packet(t, m)
+	node := m.agentNode
+	time.AfterFunc(d, func() {
+		t.att.enqueue(pkt)
+		if node >= 0 {
+			f.nodes[node].queued.Add(-1)
+		}
+	})
+	return true
 }
 
 // delivered is one received MAD: the packet and its bytes in one
@@ -212,16 +239,22 @@ type delivered struct {
 	buf [mad.Size]byte
 }
 
-func (a *Attachment) deliver(ag *agent, m *msg) {
+func (a *Attachment) deliver(ag *agent, m *msg) { a.enqueue(a.packet(ag, m)) }
+
+func (a *Attachment) packet(ag *agent, m *msg) *mad.Packet {
 	d := &delivered{}
 	d.buf = m.buf
 	d.pkt = mad.Packet{
 		Agent: ag.local, MAD: d.buf[:],
 		Addr: mad.Addr{LID: m.slid, SL: m.sl, QPN: m.srcQP, QKey: m.qkey, PKeyIndex: a.pkeyIndex(m.pkey)},
 	}
+	return &d.pkt
+}
+
+func (a *Attachment) enqueue(p *mad.Packet) {
 	select {
 	case <-a.done:
-	case a.q <- &d.pkt:
+	case a.q <- p:
 	default:
 		a.drops.Add(1)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rdmakit/rdmakit/internal/testbed"
@@ -32,10 +33,15 @@ func TestMatchesIBSim(t *testing.T) {
 
 func compare(t *testing.T, text, smNode, probe, peer, sw string) {
 	ref := testbed.StartIBSim(t, text)
-	testbed.StartOpenSM(t, ref, smNode)
+	refSM := testbed.StartOpenSM(t, ref, smNode)
+	// OpenSM sweeps lightly every 10 s, and each sweep moves the port
+	// counters: pause each one once it has brought its fabric up, so that
+	// both fabrics have seen the same MADs when perfquery reads them.
+	pause(t, refSM)
 	f, _, base := serveTopo(t, text, false)
 	ours := &testbed.IBSim{SockName: base}
-	testbed.StartOpenSM(t, ours, smNode)
+	ourSM := testbed.StartOpenSM(t, ours, smNode)
+	pause(t, ourSM)
 	_, _, l2, _, _ := f.PortState(peer, 1)
 	_, _, ls, _, _ := f.PortState(sw, 0)
 	cmds := [][]string{
@@ -54,9 +60,21 @@ func compare(t *testing.T, text, smNode, probe, peer, sw string) {
 		{"smpquery", "-D", "nodeinfo", "0,1,3"},
 		{"smpquery", "-D", "portinfo", "0,1", "4"},
 		{"smpquery", "mepi", fmt.Sprint(l2)},
+		{"smpquery", "pkeys", fmt.Sprint(ls), "1"},
+		{"smpquery", "sl2vl", fmt.Sprint(ls), "1"},
+		{"smpquery", "vlarb", fmt.Sprint(ls), "1"},
+		{"smpquery", "guids", fmt.Sprint(ls)},
+		{"smpquery", "switchinfo", "-D", "0,1"},
+		{"perfquery", fmt.Sprint(l2), "1"},
+		{"perfquery", "-x", fmt.Sprint(l2), "1"},
+		{"perfquery", fmt.Sprint(ls), "3"},
+		{"perfquery", "-a", fmt.Sprint(ls)},
+		{"perfquery", "-x", "-a", fmt.Sprint(ls)},
+		{"perfquery", "--rcvsl", fmt.Sprint(l2), "1"},
+		{"ibroute", "-a", fmt.Sprint(ls)},
+		{"ibtracert", fmt.Sprint(l2), "1"},
 		{"ibroute", fmt.Sprint(ls)},
 		{"ibtracert", "1", fmt.Sprint(l2)},
-		{"sminfo"},
 		{"ibaddr", fmt.Sprint(l2)},
 		{"iblinkinfo"},
 		{"ibnetdiscover"},
@@ -65,7 +83,12 @@ func compare(t *testing.T, text, smNode, probe, peer, sw string) {
 		{"ibswitches"},
 		{"ibhosts"},
 	}
-	for _, c := range cmds {
+	for i, c := range append(cmds, []string{"sminfo"}) {
+		if i == len(cmds) {
+			// sminfo asks the SM itself.
+			resume(refSM)
+			resume(ourSM)
+		}
 		want, _, wcode := testbed.RunC(t, ref, probe, c...)
 		got, _, gcode := testbed.RunC(t, ours, probe, c...)
 		want, got = dropDate(want), dropDate(got)
@@ -103,3 +126,12 @@ func dropDate(s string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+func pause(t *testing.T, sm *testbed.OpenSM) {
+	if err := sm.Cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resume(sm) }) // before StartOpenSM's cleanup stops it
+}
+
+func resume(sm *testbed.OpenSM) { _ = sm.Cmd.Process.Signal(syscall.SIGCONT) }

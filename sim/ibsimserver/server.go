@@ -399,14 +399,18 @@ func (c *client) raw(attr uint16, mod uint32) ([]byte, error) {
 
 // serverClasses are the classes whose requests go to an issm client, as
 // ibsim forwards every request its SMA and PMA do not answer: SMInfo and
-// traps, the SA, and the GS classes of the diags' servers.
+// traps, the SA, and the GS classes of the diags' servers. Congestion
+// control (0x21) and the ibping and ibsysstat classes (0x32, 0x33) are
+// not among them: every simulated node's own agent answers those.
 var serverClasses = func() []uint8 {
-	c := []uint8{0x01, 0x81, 0x03, 0x05, 0x06, 0x07, 0x08, 0x21}
+	c := []uint8{0x01, 0x81, 0x03, 0x05, 0x06, 0x07, 0x08}
 	for x := uint8(0x09); x <= 0x0F; x++ {
 		c = append(c, x)
 	}
 	for x := uint8(0x30); x <= 0x4F; x++ {
-		c = append(c, x)
+		if x != 0x32 && x != 0x33 {
+			c = append(c, x)
+		}
 	}
 	return c
 }()
