@@ -263,6 +263,12 @@ func (s *server) reply(p *Packet, h header, ci classInfo, rep *ServerReply) {
 		b[offRMPPFlags] = 0x1f << 3
 	}
 	rmpp := ci.rmpp && (n > Size || resp == iba.MethodGetTableResp)
+	if rmpp {
+		// An RMPP transfer carries the data and no padding: PayloadLength
+		// (IBA 13.6.2.3) must not count the rest of a short last MAD as
+		// records.
+		b = b[:ci.dataOff+len(rep.Data)]
+	}
 	switch {
 	case rmpp && c.t.KernelRMPP():
 		// The kernel segments a buffer flagged active (what python-rdma's

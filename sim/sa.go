@@ -209,38 +209,7 @@ func (a *saServer) handle(ctx context.Context, req *mad.ServerRequest) (*mad.Ser
 	if n == 0 {
 		return &mad.ServerReply{}, nil // no records, and no AttributeOffset (as OpenSM)
 	}
-	if len(out) <= mad.Size-56 {
-		// One segment: sent here, because mad's server pads a reply to a
-		// whole MAD and its PayloadLength would then count the padding as
-		// records.
-		a.sendOneSegment(ctx, req, out, stride)
-		return nil, nil
-	}
 	return &mad.ServerReply{Data: out, AttrOffset: stride}, nil
-}
-
-// sendOneSegment answers a GetTable with a table that fits one MAD: an
-// RMPP transfer of one segment (IBA 13.6.2) whose PayloadLength counts
-// the SA header and the records only.
-func (a *saServer) sendOneSegment(ctx context.Context, req *mad.ServerRequest, data []byte, stride int) {
-	b := make([]byte, mad.Size)
-	copy(b[:56], req.MAD)
-	b[3] = uint8(iba.MethodGetTableResp)
-	binary.BigEndian.PutUint16(b[4:], 0)
-	b[24], b[25], b[26], b[27] = 1, 1, 0x1f<<3|0x7, 0 // RMPP v1, DATA, RRespTime 31, active first last
-	binary.BigEndian.PutUint32(b[28:], 1)
-	binary.BigEndian.PutUint32(b[32:], uint32(20+len(data)))
-	binary.BigEndian.PutUint64(b[36:], 0) // SM_Key is 0 in responses (C15-0.1.5)
-	binary.BigEndian.PutUint16(b[44:], uint16(stride/8))
-	copy(b[56:], data)
-	addr := req.Addr
-	if addr.QPN == 0 {
-		addr.QPN = mad.QP1
-	}
-	if addr.QKey == 0 {
-		addr.QKey = mad.QP1QKey
-	}
-	_ = a.mc.Transport().Send(ctx, &mad.Packet{Agent: 0, Addr: addr, MAD: b})
 }
 
 // matcher compares records with the query on the components the mask
