@@ -113,15 +113,6 @@ func view(d *Device) deviceView {
 	return v
 }
 
-func guid(t *testing.T, s string) iba.GUID {
-	t.Helper()
-	g, err := iba.ParseGUID(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
 func TestListFixtures(t *testing.T) {
 	ibPort := portView{
 		Name: "mlx5_0/1", State: PortActive, PhysState: PhysLinkUp, Rate: "100 Gb/sec (4X EDR)",

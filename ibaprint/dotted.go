@@ -165,8 +165,6 @@ func onUint(f func(v uint64, bits int) string) Formatter {
 var (
 	diagUint = onUint(func(v uint64, _ int) string { return fmt.Sprintf("%d", v) })
 	diagHex  = onUint(func(v uint64, bits int) string { return fmt.Sprintf("0x%0*x", 2*((bits+7)/8), v) })
-	// diagRHex is mad_dump_rhex: hex without 0x.
-	diagRHex = onUint(func(v uint64, bits int) string { return fmt.Sprintf("%0*x", 2*((bits+7)/8), v) })
 
 	diagLinkWidth = onUint(func(v uint64, _ int) string {
 		if n := iba.LinkWidthLanes(uint8(v)); n > 0 && v < 256 {

@@ -191,15 +191,6 @@ func (r *record) uint(path string) uint64 {
 	return getBits(r.b, ref.Off, ref.Bits())
 }
 
-// bits reads n bits from where the component at path starts.
-func (r *record) bits(path string, n int) uint64 {
-	ref := r.ref(path)
-	if r.err != nil {
-		return 0
-	}
-	return getBits(r.b, ref.Off, n)
-}
-
 func (r *record) gid(path string) string {
 	ref := r.ref(path)
 	if r.err != nil {

@@ -100,7 +100,6 @@ type port struct {
 	vlStall           uint8
 	subnetTimeOut     uint8
 	respTime          uint8
-	clientReregister  uint8
 	led               uint8
 	localPhyErrors    uint8
 	linkDownDefault   uint8

@@ -97,13 +97,12 @@ func (f *Fabric) vendor(to int32, m *msg) int {
 
 // ccState is a node's congestion control state, made on its first Set.
 type ccState struct {
-	key       iba.CongestionKeyInfo
-	sw        iba.SwitchCongestionSetting
-	swPorts   []iba.SwitchPortCongestionSettingElement // by port
-	ca        iba.CACongestionSetting
-	table     [ccTableBlocks * 64]iba.CongestionControlTableEntry
-	tableTop  uint16
-	violation uint16
+	key      iba.CongestionKeyInfo
+	sw       iba.SwitchCongestionSetting
+	swPorts  []iba.SwitchPortCongestionSettingElement // by port
+	ca       iba.CACongestionSetting
+	table    [ccTableBlocks * 64]iba.CongestionControlTableEntry
+	tableTop uint16
 }
 
 type ccStore struct {

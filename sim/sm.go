@@ -59,7 +59,6 @@ type SM struct {
 	port     int32
 	guid     iba.GUID
 	priority uint8
-	smKey    uint64
 	state    atomic.Uint32
 	actCount atomic.Uint32
 	smps     atomic.Uint64

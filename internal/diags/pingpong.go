@@ -8,7 +8,6 @@ package diags
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -299,6 +298,3 @@ func renderPingpongTotals(w io.Writer, r *PingpongResult) {
 	fmt.Fprintf(w, "%d bytes in %.2f seconds = %.2f Mbit/sec\n", r.Bytes, r.Seconds, r.MbitPerSec)
 	fmt.Fprintf(w, "%d iters in %.2f seconds = %.2f usec/iter\n", r.Iters, r.Seconds, r.USecPerIter)
 }
-
-// errNeedsCgo is what the pingpong commands say in a build without cgo.
-var errNeedsCgo = errors.New("this ibtool was built without cgo; the verbs commands need libibverbs: build with CGO_ENABLED=1 (and libibverbs-dev installed)")

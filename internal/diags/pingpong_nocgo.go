@@ -3,6 +3,8 @@
 package diags
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 )
 
@@ -23,3 +25,6 @@ func init() {
 		}})
 	}
 }
+
+// errNeedsCgo is what the pingpong commands say in a build without cgo.
+var errNeedsCgo = errors.New("this ibtool was built without cgo; the verbs commands need libibverbs: build with CGO_ENABLED=1 (and libibverbs-dev installed)")

@@ -103,19 +103,13 @@ func (l *live) c(t *testing.T, tool string, args ...string) (string, string, int
 
 var ibErrorLine = regexp.MustCompile(`(?m)^\S+: iberror: (?:\[pid \d+\] \S+: )?failed: (.*)$`)
 
-// compare runs the C tool and ours with the same arguments and diffs
-// stdout and the exit status. When the C tool fails, it prints its
+// compareAll runs the C tool and ours with each of the argument lists and
+// diffs stdout and the exit status. When the C tool fails, it prints its
 // "iberror: failed: MSG" line on stdout where ours prints on stderr: then
 // MSG must appear in ours' stderr (the loose comparison), and only the
-// output before that line must match.
-func (l *live) compare(t *testing.T, tool string, args ...string) {
-	t.Helper()
-	l.compareAll(t, tool, [][]string{args})
-}
-
-// compareAll is compare for many argument lists: the C tools run a few at
-// a time (they start slowly under libumad2sim; ibsim takes 10 clients at
-// once) while ours run in turn, then all are checked in order.
+// output before that line must match. The C tools run a few at a time
+// (they start slowly under libumad2sim; ibsim takes 10 clients at once)
+// while ours run in turn, then all are checked in order.
 func (l *live) compareAll(t *testing.T, tool string, cases [][]string) {
 	t.Helper()
 	type result struct {

@@ -2,7 +2,6 @@ package rdmatool
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -190,14 +189,4 @@ func (r *rd) execLink(fn func(*rd) error, strict bool) error {
 		}
 	}
 	return nil
-}
-
-// devName is the name of the device being worked on.
-func (r *rd) devName() string {
-	for _, d := range r.devs {
-		if d.Index == r.devIdx {
-			return d.Name
-		}
-	}
-	return fmt.Sprint(r.devIdx)
 }

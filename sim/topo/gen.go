@@ -55,10 +55,10 @@ func (l LinkSpec) masks() (w, s, e, m uint8, err error) {
 
 // builder hands out deterministic GUIDs and applies one LinkSpec.
 type builder struct {
-	t                 *Topology
-	sw, ca, rt        uint64
-	w, s, e, m        uint8
-	hcaPorts, routers int
+	t          *Topology
+	sw, ca, rt uint64
+	w, s, e, m uint8
+	hcaPorts   int
 }
 
 func newBuilder(l LinkSpec, hcaPorts int) (*builder, error) {
