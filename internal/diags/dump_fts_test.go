@@ -10,11 +10,8 @@ import (
 // over dump_fts) on the fat tree with the IPoIB broadcast group joined.
 func TestDumpFTsLive(t *testing.T) {
 	l := startRouteLive(t)
-	var cases [][]string
-	for _, flags := range [][]string{{}, {"-a"}, {"-n"}, {"-a", "-n"}, {"5"}, {"0x3", "0x9"}, {"0x40"},
-		{"-M"}, {"-M", "-a"}, {"-M", "-n"}, {"-M", "-a", "-n", "0xc000", "0xc002"}, {"-M", "0xc001"}} {
-		cases = append(cases, flags)
-	}
+	cases := [][]string{{}, {"-a"}, {"-n"}, {"-a", "-n"}, {"5"}, {"0x3", "0x9"}, {"0x40"},
+		{"-M"}, {"-M", "-a"}, {"-M", "-n"}, {"-M", "-a", "-n", "0xc000", "0xc002"}, {"-M", "0xc001"}}
 	compareRetrying(t, l, "dump_fts", cases)
 	t.Run("dump_lfts", func(t *testing.T) {
 		compareRetrying(t, l, "dump_lfts", [][]string{{}, {"-n", "2", "6"}, {"-M"}})

@@ -205,7 +205,7 @@ func TestServe(t *testing.T) {
 	if err := ctl(ctx, []string{"--control", "@" + name + ":nothing", "status"}, &bytes.Buffer{}); err == nil {
 		t.Fatal("ctl to no server")
 	}
-	var usageErr error = usage("x")
+	usageErr := usage("x")
 	if !errors.Is(usageErr, ErrUsage) {
 		t.Fatal("usage errors")
 	}
