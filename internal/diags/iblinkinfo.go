@@ -1,0 +1,716 @@
+package diags
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/subnet"
+)
+
+func init() {
+	register(command{name: "iblinkinfo", aliases: []string{"iblinkinfo.pl"}, make: newIBLinkInfo})
+}
+
+// iblinkinfo's --diffcheck keys (iblinkinfo.c DIFF_FLAG_*).
+const (
+	linkDiffPort     = 1 << iota // the port's connection
+	linkDiffState                // the port's state
+	linkDiffLID                  // the peer's and the switch's LID
+	linkDiffNodeDesc             // the node description
+	linkDiffDefault  = linkDiffPort | linkDiffState
+)
+
+// liCapExtSpeeds is PortInfo:CapabilityMask.IsExtendedSpeedsSupported
+// (IBA 14.2.5.6, table 159).
+const liCapExtSpeeds = 0x4000
+
+type linkInfoFlags struct {
+	df                          discoverFlags
+	all, down, line, additional bool
+	switchesOnly, casOnly       bool
+	nodeNameMap                 string
+	diffFile, diffCheck         string
+	filterDown                  string
+}
+
+// LinkInfoResult is iblinkinfo's --json document: every port printed, by
+// node, in the C tool's order.
+type LinkInfoResult struct {
+	Nodes       []LinkInfoNode `json:"nodes"`
+	Unreachable []FailureJSON  `json:"unreachable"`
+}
+
+// LinkInfoNode is one node and its ports.
+type LinkInfoNode struct {
+	Type  string         `json:"type"`
+	GUID  string         `json:"guid"`
+	Name  string         `json:"name"`
+	LID   uint16         `json:"lid"`
+	Ports []LinkInfoPort `json:"ports"`
+}
+
+// LinkInfoPort is one port and its link. Width, Speed and the "could be"
+// hints are the C tool's words; empty for a port that is Down (IBA
+// C14-24.2.1: only the states are valid then).
+type LinkInfoPort struct {
+	Port         int       `json:"port"`
+	GUID         string    `json:"guid"`
+	LID          uint16    `json:"lid"`
+	Width        string    `json:"width,omitempty"`
+	Speed        string    `json:"speed,omitempty"`
+	State        string    `json:"state"`
+	PhysState    string    `json:"phys_state"`
+	HOQLife      *uint8    `json:"hoq_life,omitempty"`
+	VLStall      *uint8    `json:"vl_stall_count,omitempty"`
+	Remote       *LinkPeer `json:"remote,omitempty"`
+	CouldWidth   string    `json:"could_be_width,omitempty"`
+	CouldSpeed   string    `json:"could_be_speed,omitempty"`
+	DiffSide     string    `json:"diff,omitempty"` // "<" or ">" with --diff
+	NotAvailable bool      `json:"peer_not_available,omitempty"`
+}
+
+// LinkPeer is the far end of a link.
+type LinkPeer struct {
+	GUID string `json:"port_guid"`
+	LID  uint16 `json:"lid"`
+	Port int    `json:"port"`
+	Name string `json:"name"`
+}
+
+func newIBLinkInfo(e *Env) *cobra.Command {
+	f := &linkInfoFlags{}
+	c := &cobra.Command{
+		Use:   "iblinkinfo",
+		Short: "report the link state of every port in the fabric (infiniband-diags iblinkinfo)",
+		Long: `iblinkinfo discovers the subnet (or loads --load-cache) and prints every
+port with its link: width, speed, state, the peer, and what the link could
+run at. Output is infiniband-diags' iblinkinfo byte for byte.
+
+-d is --down here, as in the C tool (it takes the place of the global
+--debug, which iblinkinfo has no use for); -S and -G name a port GUID and -D
+a directed route to start a partial scan at (one hop by default, -n sets
+it); with -a every node of the partial scan is printed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runIBLinkInfo(e, cmd, f)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.nodeNameMap, "node-name-map", "", "node name map file")
+	fl.StringVarP(&f.df.guid, "switch", "S", "", "start partial scan at the port with this GUID")
+	fl.StringVarP(&f.df.guid, "port-guid", "G", "", "(same as -S)")
+	fl.StringVarP(&f.df.direct, "Direct", "D", "", "start partial scan at the port this directed route reaches")
+	fl.BoolVarP(&f.all, "all", "a", false, "print all nodes found in a partial fabric scan")
+	fl.IntVarP(&f.df.hops, "hops", "n", 0, "number of hops to include away from the specified node")
+	// The C tool's -d is --down: it shadows the global -d/--debug here.
+	fl.BoolVarP(&f.down, "debug", "d", false, "print only down links (iblinkinfo's -d; same as --down)")
+	fl.BoolVar(&f.down, "down", false, "print only down links")
+	fl.BoolVarP(&f.line, "line", "l", false, "(line mode) print all information for each link on a single line")
+	fl.BoolVarP(&f.additional, "additional", "p", false, "print additional port settings (HoqLife, VLStallCount)")
+	fl.StringVar(&f.df.loadCache, "load-cache", "", "load the subnet from this ibnetdiscover cache instead of discovering")
+	fl.StringVar(&f.diffFile, "diff", "", "ibnetdiscover cache to diff the subnet against")
+	fl.StringVar(&f.diffCheck, "diffcheck", "", "checks for --diff: port,state,lid,nodedesc (default port,state)")
+	fl.StringVar(&f.filterDown, "filterdownports", "", "ibnetdiscover cache: do not print ports that are down in it too")
+	fl.BoolVar(&f.switchesOnly, "switches-only", false, "output only switches")
+	fl.BoolVar(&f.casOnly, "cas-only", false, "output only CAs")
+	f.df.register(c, false)
+	return c
+}
+
+// liNames gives a node's name as remap_node_name does: the node name map's,
+// or the cleaned description.
+type liNames map[iba.GUID]string
+
+func (m liNames) name(n *subnet.Node) string {
+	if s, ok := m[n.GUID]; ok {
+		return s
+	}
+	return n.Description()
+}
+
+func liParseDiffCheck(s string) (int, error) {
+	flags := 0
+	for _, k := range strings.Split(s, ",") {
+		switch strings.ToLower(k) {
+		case "port":
+			flags |= linkDiffPort
+		case "state":
+			flags |= linkDiffState
+		case "lid":
+			flags |= linkDiffLID
+		case "nodedesc":
+			flags |= linkDiffNodeDesc
+		case "":
+		default:
+			return 0, fmt.Errorf("invalid diff check key: %s", k)
+		}
+	}
+	return flags, nil
+}
+
+func runIBLinkInfo(e *Env, cmd *cobra.Command, f *linkInfoFlags) error {
+	if f.df.direct != "" && f.df.loadCache != "" {
+		return &exitError{errors.New("Cannot specify cache and direct route path"), 1}
+	}
+	checks := linkDiffDefault
+	if cmd.Flags().Changed("diffcheck") {
+		var err error
+		if checks, err = liParseDiffCheck(f.diffCheck); err != nil {
+			return usagef("--diffcheck: %v", err)
+		}
+	}
+	onlyType := iba.NodeType(0)
+	switch {
+	case f.switchesOnly && f.casOnly:
+		// The C tool takes the last of the two; both given is a mistake.
+		return usagef("--switches-only and --cas-only exclude each other")
+	case f.switchesOnly:
+		onlyType = iba.NodeTypeSwitch
+	case f.casOnly:
+		onlyType = iba.NodeTypeCA
+	}
+	names, err := loadNodeNameMap(e.Stderr, f.nodeNameMap)
+	if err != nil {
+		return err
+	}
+	var diffWith, filter *subnet.Subnet
+	if f.diffFile != "" {
+		if diffWith, err = loadSubnetFile(f.diffFile); err != nil {
+			return &exitError{fmt.Errorf("loading cached fabric for diff failed: %w", err), 255}
+		}
+	}
+	if f.filterDown != "" {
+		if filter, err = loadSubnetFile(f.filterDown); err != nil {
+			return &exitError{fmt.Errorf("loading cached fabric for filterdownports failed: %w", err), 255}
+		}
+	}
+	partial := f.df.loadCache == "" && (f.df.guid != "" || f.df.direct != "")
+	if partial && f.df.hops == 0 {
+		f.df.hops = 1 // libibnetdisc's default for a partial scan
+	}
+	f.df.progressBar = true
+	r, err := e.discover(&f.df, nil)
+	if err != nil {
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		return &exitError{err, 1}
+	}
+	e.warnFailures("iblinkinfo", r)
+	s := r.s
+
+	lw := &liWriter{names: liNames(names), line: f.line, additional: f.additional, down: f.down, filter: filter, json: e.JSON}
+	var out strings.Builder
+	lw.w = &out
+
+	// The one node a partial scan reports, unless -a.
+	var only *subnet.Node
+	if !f.all && (f.df.guid != "" || f.df.direct != "") {
+		var p *subnet.Port
+		what := f.df.guid
+		if f.df.direct != "" {
+			what = f.df.direct
+			if n, _ := s.From(); n != nil {
+				p = n.EndPort()
+				if p == nil {
+					p = &subnet.Port{Node: n}
+				}
+			}
+		} else {
+			p = s.PortByGUID(iba.GUID(cStrtoul(f.df.guid)))
+		}
+		if p == nil || (onlyType != 0 && p.Node.Type != onlyType) {
+			fmt.Fprintf(e.Stderr, "Failed to find port: %s\n", what)
+			return lw.finish(e, r)
+		}
+		only = p.Node
+	}
+	switch {
+	case only != nil && diffWith != nil:
+		lw.diff(only, diffWith, s, checks, onlyType)
+	case only != nil:
+		lw.node(only, "", "")
+	case diffWith != nil:
+		lw.diff(nil, diffWith, s, checks, onlyType)
+	default:
+		for _, n := range ibndOrder(s, onlyType) {
+			lw.node(n, "", "")
+		}
+	}
+	if !e.JSON {
+		if _, err := io.WriteString(e.Stdout, out.String()); err != nil {
+			return err
+		}
+	}
+	return lw.finish(e, r)
+}
+
+// ibndOrder is libibnetdisc's node list: newest first (ibnd_iter_nodes), or
+// the type list of t (ibnd_iter_nodes_type).
+func ibndOrder(s *subnet.Subnet, t iba.NodeType) []*subnet.Node {
+	all := s.Nodes()
+	l := make([]*subnet.Node, 0, len(all))
+	for i := len(all) - 1; i >= 0; i-- {
+		if t == 0 || all[i].Type == t {
+			l = append(l, all[i])
+		}
+	}
+	return l
+}
+
+// liWriter prints nodes and ports as iblinkinfo.c does and records them
+// for --json.
+type liWriter struct {
+	w                            io.Writer
+	names                        liNames
+	line, additional, down, json bool
+	filter                       *subnet.Subnet
+	res                          LinkInfoResult
+	cur                          *LinkInfoNode
+}
+
+func (lw *liWriter) finish(e *Env, r *discoverResult) error {
+	if !e.JSON {
+		return nil
+	}
+	lw.res.Unreachable = []FailureJSON{}
+	if lw.res.Nodes == nil {
+		lw.res.Nodes = []LinkInfoNode{}
+	}
+	if r != nil && r.report != nil {
+		for _, f := range r.report.Unreachable() {
+			fj := FailureJSON{Path: f.Path.String(), Attribute: smpAttrName(f.Attr), Error: f.Err.Error()}
+			if f.Via != nil {
+				fj.Via = &PeerJSON{GUID: f.Via.Node.GUID.String(), Port: f.Via.Num, Description: f.Via.Node.Description()}
+			}
+			lw.res.Unreachable = append(lw.res.Unreachable, fj)
+		}
+	}
+	return e.writeJSON("iblinkinfo", lw.res)
+}
+
+func liNodeType(t iba.NodeType) string {
+	switch t {
+	case iba.NodeTypeSwitch:
+		return "Switch"
+	case iba.NodeTypeCA:
+		return "CA"
+	case iba.NodeTypeRouter:
+		return "Router"
+	}
+	return "??"
+}
+
+// header is print_node_header: printed once per node (*printed counts),
+// never in line mode. A nil printed prints unconditionally.
+func (lw *liWriter) header(n *subnet.Node, printed *int, prefix string) {
+	if (printed != nil && *printed != 0) || lw.line {
+		return
+	}
+	if n.Type == iba.NodeTypeSwitch {
+		guid := n.NodeInfo().PortGUID
+		if p0 := n.Port(0); p0 != nil {
+			guid = p0.GUID
+		}
+		fmt.Fprintf(lw.w, "%s%s: 0x%016x %s:\n", prefix, liNodeType(n.Type), uint64(guid), lw.names.name(n))
+	} else {
+		fmt.Fprintf(lw.w, "%s%s: %s:\n", prefix, liNodeType(n.Type), lw.names.name(n))
+	}
+	if printed != nil {
+		*printed++
+	}
+}
+
+// node is print_node.
+func (lw *liWriter) node(n *subnet.Node, prefix, side string) {
+	printed := 0
+	for i := 1; i <= n.NumPorts; i++ {
+		p := n.Port(i)
+		if p == nil {
+			continue
+		}
+		if !lw.down || p.PortInfo().PortState == iba.PortStateDown {
+			lw.header(n, &printed, prefix)
+			lw.port(n, p, prefix, side)
+		}
+	}
+}
+
+func (lw *liWriter) jsonNode(n *subnet.Node) *LinkInfoNode {
+	if !lw.json {
+		return nil
+	}
+	if lw.cur == nil || lw.cur.GUID != n.GUID.String() {
+		lid := n.SMALID
+		if ep := n.EndPort(); n.Type != iba.NodeTypeSwitch && ep != nil {
+			lid = ep.BaseLID
+		}
+		lw.res.Nodes = append(lw.res.Nodes, LinkInfoNode{Type: liNodeType(n.Type), GUID: n.GUID.String(), Name: lw.names.name(n), LID: lid, Ports: []LinkInfoPort{}})
+		lw.cur = &lw.res.Nodes[len(lw.res.Nodes)-1]
+	}
+	return lw.cur
+}
+
+// capInfo is the PortInfo whose CapabilityMask speaks for p: a switch's
+// port 0, else the port itself; nil when not known.
+func liCapInfo(p *subnet.Port) *iba.PortInfo {
+	if p.Node.Type == iba.NodeTypeSwitch {
+		p0 := p.Node.Port(0)
+		if p0 == nil {
+			return nil
+		}
+		pi := p0.PortInfo()
+		return &pi
+	}
+	pi := p.PortInfo()
+	return &pi
+}
+
+func liMlnxExt(p *subnet.Port) iba.MlnxExtPortInfo {
+	var x iba.MlnxExtPortInfo
+	_ = x.Unmarshal(p.ExtInfo[:]) // zero when not read, as libibnetdisc's ext_info
+	return x
+}
+
+// The libibmad renderings (libibmad/dump.c) of the fields the link line
+// shows.
+func liWidth(w uint8) string {
+	switch w {
+	case 1:
+		return "1X"
+	case 2:
+		return "4X"
+	case 4:
+		return "8X"
+	case 8:
+		return "12X"
+	case 16:
+		return "2X"
+	}
+	return fmt.Sprintf("undefined (%d)", w)
+}
+
+func liSpeed(s uint8) string {
+	switch s {
+	case 0:
+		return "Extended speed"
+	case 1:
+		return "2.5 Gbps"
+	case 2:
+		return "5.0 Gbps"
+	case 4:
+		return "10.0 Gbps"
+	}
+	return fmt.Sprintf("undefined (%d)", s)
+}
+
+func liSpeedExt(s uint8) string {
+	switch s {
+	case 0:
+		return "No Extended Speed"
+	case 1:
+		return "14.0625 Gbps"
+	case 2:
+		return "25.78125 Gbps"
+	case 4:
+		return "53.125 Gbps"
+	case 8:
+		return "106.25 Gbps"
+	}
+	return fmt.Sprintf("undefined (%d)", s)
+}
+
+func liPortState(s iba.PortState) string {
+	switch s {
+	case 0:
+		return "NoChange"
+	case 1:
+		return "Down"
+	case 2:
+		return "Initialize"
+	case 3:
+		return "Armed"
+	case 4:
+		return "Active"
+	}
+	return fmt.Sprintf("?(%d)", uint8(s))
+}
+
+func liPhysState(s iba.PhysPortState) string {
+	names := []string{"NoChange", "Sleep", "Polling", "Disabled", "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "PhyTest"}
+	if int(s) < len(names) {
+		return names[s]
+	}
+	return fmt.Sprintf("?(%d)", uint8(s))
+}
+
+// linkState is the "(4X 10.0 Gbps Active/LinkUp)" part of a port line,
+// with the width and speed the JSON gets.
+func liLinkState(p *subnet.Port) (text, width, speed string) {
+	pi := p.PortInfo()
+	espeed := uint8(0)
+	if ci := liCapInfo(p); ci != nil {
+		if ci.CapabilityMask&liCapExtSpeeds != 0 {
+			espeed = pi.LinkSpeedExtActive
+		}
+	}
+	state, phys := liPortState(pi.PortState), liPhysState(pi.PortPhysicalState)
+	if pi.PortState == iba.PortStateDown {
+		return fmt.Sprintf("(              %6s/%8s)", state, phys), "", ""
+	}
+	iwidth, ispeed := pi.LinkWidthActive, pi.LinkSpeedActive
+	if liCapInfo(p) == nil {
+		iwidth, ispeed = 0, 0
+	}
+	switch {
+	case espeed != 0:
+		speed = liSpeedExt(espeed)
+	case liMlnxExt(p).LinkSpeedActive&1 != 0:
+		speed = "10.0 Gbps (FDR10)"
+	default:
+		speed = liSpeed(ispeed)
+	}
+	width = liWidth(iwidth)
+	return fmt.Sprintf("(%3s %18s %6s/%8s)", width, speed, state, phys), width, speed
+}
+
+// maxWidth is ibdiag_common.c's get_max_width: the widest width in a
+// LinkWidthSupported mask.
+func liMaxWidth(m uint8) uint8 {
+	switch {
+	case m&8 != 0:
+		return 8
+	case m&4 != 0:
+		return 4
+	case m&2 != 0:
+		return 2
+	case m&0x10 != 0:
+		return 0x10
+	}
+	return 1
+}
+
+// highBit is get_max: the highest bit set (1 for 0).
+func liHighBit(m uint8) uint8 {
+	r := uint8(1)
+	for m >>= 1; m != 0; m >>= 1 {
+		r <<= 1
+	}
+	return r
+}
+
+// couldBe is get_max_msg: what the link could run at given both ends'
+// supported widths and speeds, when it does not.
+func liCouldBe(p *subnet.Port) (width, speed string) {
+	r := p.Remote
+	pi, ri := p.PortInfo(), r.PortInfo()
+	mw := liMaxWidth(pi.LinkWidthSupported & ri.LinkWidthSupported)
+	if mw&pi.LinkWidthActive == 0 {
+		width = "Could be " + liWidth(mw)
+	}
+	capOf := func(q *subnet.Port) uint32 {
+		if ci := liCapInfo(q); ci != nil {
+			return ci.CapabilityMask
+		}
+		return 0
+	}
+	if capOf(p)&liCapExtSpeeds != 0 && capOf(r)&liCapExtSpeeds != 0 &&
+		pi.LinkSpeedExtSupported != 0 && ri.LinkSpeedExtSupported != 0 {
+		ms := liHighBit(pi.LinkSpeedExtSupported & ri.LinkSpeedExtSupported)
+		if ms&pi.LinkSpeedExtActive == 0 {
+			speed = "Could be " + liSpeedExt(ms)
+		}
+		return width, speed
+	}
+	if liMlnxExt(p).LinkSpeedSupported&1 != 0 && liMlnxExt(r).LinkSpeedSupported&1 != 0 {
+		if liMlnxExt(p).LinkSpeedActive&1 == 0 {
+			if pi.LinkSpeedActive == 4 {
+				speed = "Could be FDR10 (Found link at QDR but expected speed is FDR10)"
+			} else {
+				speed = "Could be FDR10"
+			}
+		}
+		return width, speed
+	}
+	ms := liHighBit(pi.LinkSpeedSupported & ri.LinkSpeedSupported)
+	if ms&pi.LinkSpeedActive == 0 {
+		speed = "Could be " + liSpeed(ms)
+	}
+	return width, speed
+}
+
+func liExtPort(p *subnet.Port) string {
+	if p.ExtNum != 0 {
+		return fmt.Sprint(p.ExtNum)
+	}
+	return ""
+}
+
+// peerLID is the LID printed for a link's far end: its base LID, else its
+// switch's port 0 LID.
+func liPeerLID(r *subnet.Port) uint16 {
+	if r.BaseLID != 0 {
+		return r.BaseLID
+	}
+	return r.Node.SMALID
+}
+
+// filteredDown is filterdownport_check: the port is down in the filter
+// subnet too.
+func (lw *liWriter) filteredDown(n *subnet.Node, p *subnet.Port) bool {
+	fn := lw.filter.Node(n.GUID)
+	if fn == nil || p.Num > fn.NumPorts {
+		return false
+	}
+	fp := fn.Port(p.Num)
+	return fp != nil && fp.PortInfo().PortState == iba.PortStateDown
+}
+
+// port is print_port.
+func (lw *liWriter) port(n *subnet.Node, p *subnet.Port, prefix, side string) {
+	pi := p.PortInfo()
+	if pi.PortState == iba.PortStateDown && lw.filter != nil && lw.filteredDown(n, p) {
+		return
+	}
+	link, width, speed := liLinkState(p)
+	jp := LinkInfoPort{Port: p.Num, GUID: p.GUID.String(), LID: p.BaseLID, Width: width, Speed: speed,
+		State: liPortState(pi.PortState), PhysState: liPhysState(pi.PortPhysicalState), DiffSide: strings.TrimSpace(side)}
+	if n.Type == iba.NodeTypeSwitch {
+		jp.LID = n.SMALID
+	}
+	if lw.additional && pi.PortState != iba.PortStateDown {
+		link += fmt.Sprintf(" (HOQ:%d VL_Stall:%d)", pi.HOQLife, pi.VLStallCount)
+		hoq, vls := pi.HOQLife, pi.VLStallCount
+		jp.HOQLife, jp.VLStall = &hoq, &vls
+	}
+	var remote string
+	if r := p.Remote; r != nil {
+		cw, cs := liCouldBe(p)
+		jp.CouldWidth, jp.CouldSpeed = cw, cs
+		guid := ""
+		if lw.line {
+			guid = fmt.Sprintf("0x%016x ", uint64(r.GUID))
+		}
+		remote = fmt.Sprintf("%s%6d %4d[%2s] \"%s\" (%s %s)\n", guid, liPeerLID(r), r.Num, liExtPort(r), lw.names.name(r.Node), cw, cs)
+		jp.Remote = &LinkPeer{GUID: r.GUID.String(), LID: liPeerLID(r), Port: r.Num, Name: lw.names.name(r.Node)}
+	} else if pi.PortState == iba.PortStateDown {
+		remote = "           [  ] \"\" ( )\n"
+	} else {
+		remote = "    \"Port not available\"\n"
+		jp.NotAvailable = true
+	}
+	if lw.line {
+		fmt.Fprintf(lw.w, "%s0x%016x \"%30s\" ", prefix, uint64(p.GUID), lw.names.name(n))
+	} else {
+		fmt.Fprintf(lw.w, "%s      ", prefix)
+	}
+	if n.Type != iba.NodeTypeSwitch {
+		if !lw.line {
+			fmt.Fprintf(lw.w, "0x%016x ", uint64(p.GUID))
+		}
+		fmt.Fprintf(lw.w, "%6d %4d[%2s] ==%s==>  %s", p.BaseLID, p.Num, liExtPort(p), link, remote)
+	} else {
+		fmt.Fprintf(lw.w, "%6d %4d[%2s] ==%s==>  %s", n.SMALID, p.Num, liExtPort(p), link, remote)
+	}
+	if jn := lw.jsonNode(n); jn != nil {
+		jn.Ports = append(jn.Ports, jp)
+	}
+}
+
+// diff is iblinkinfo.c's diff_node: orig is the --diff cache, cur the
+// subnet found; one node, or every node (of onlyType), both ways.
+func (lw *liWriter) diff(node *subnet.Node, orig, cur *subnet.Subnet, checks int, onlyType iba.NodeType) {
+	d := &liDiff{lw: lw, flags: checks, f1: orig, f2: cur, p1: "< ", p2: "> "}
+	if node != nil {
+		d.nodeIter(node)
+	} else {
+		for _, n := range ibndOrder(orig, onlyType) {
+			d.nodeIter(n)
+		}
+	}
+	// The other way only finds nodes missing from the reference.
+	d = &liDiff{lw: lw, flags: checks &^ (linkDiffPort | linkDiffState | linkDiffLID | linkDiffNodeDesc), f1: cur, f2: orig, p1: "> ", p2: "< "}
+	if node != nil {
+		d.nodeIter(node)
+	} else {
+		for _, n := range ibndOrder(cur, onlyType) {
+			d.nodeIter(n)
+		}
+	}
+}
+
+type liDiff struct {
+	lw     *liWriter
+	flags  int
+	f1, f2 *subnet.Subnet
+	p1, p2 string
+}
+
+// nodeIter is diff_node_iter.
+func (d *liDiff) nodeIter(n1 *subnet.Node) {
+	n2 := d.f2.Node(n1.GUID)
+	if n2 == nil {
+		d.lw.node(n1, d.p1, d.p1)
+		return
+	}
+	if d.flags == 0 {
+		return
+	}
+	printed := 0
+	if (n1.Type == iba.NodeTypeSwitch && d.flags&linkDiffLID != 0 && n1.SMALID != n2.SMALID) ||
+		(d.flags&linkDiffNodeDesc != 0 && n1.Desc != n2.Desc) {
+		// The C tool passes no counter here (and crashes on it); both
+		// headers are printed once.
+		d.lw.header(n1, nil, d.p1)
+		d.lw.header(n2, nil, d.p2)
+		printed++
+	}
+	if n1.NumPorts != n2.NumPorts {
+		d.lw.header(n1, &printed, "")
+		fmt.Fprintf(d.lw.w, "%snumports = %d\n", d.p1, n1.NumPorts)
+		fmt.Fprintf(d.lw.w, "%snumports = %d\n", d.p2, n2.NumPorts)
+		return
+	}
+	for i := 1; i <= n1.NumPorts; i++ {
+		a, b := n1.Port(i), n2.Port(i)
+		if a == nil && b == nil {
+			continue
+		}
+		out := false
+		if d.flags&linkDiffPort != 0 {
+			switch {
+			case (a == nil) != (b == nil):
+				out = true
+			case (a.Remote == nil) != (b.Remote == nil):
+				out = true
+			case a.Remote != nil && a.Remote.GUID != b.Remote.GUID:
+				out = true
+			}
+		}
+		both := a != nil && b != nil
+		if d.flags&linkDiffState != 0 && both && a.PortInfo().PortState != b.PortInfo().PortState {
+			out = true
+		}
+		linked := both && a.Remote != nil && b.Remote != nil
+		if d.flags&linkDiffPort != 0 && d.flags&linkDiffLID != 0 && linked && a.Remote.BaseLID != b.Remote.BaseLID {
+			out = true
+		}
+		if d.flags&linkDiffPort != 0 && d.flags&linkDiffNodeDesc != 0 && linked && a.Remote.Node.Desc != b.Remote.Node.Desc {
+			out = true
+		}
+		if out && a != nil {
+			d.lw.header(n1, &printed, "")
+			d.lw.port(n1, a, d.p1, d.p1)
+		}
+		if out && b != nil {
+			d.lw.header(n1, &printed, "")
+			d.lw.port(n2, b, d.p2, d.p2)
+		}
+	}
+}

@@ -1,0 +1,270 @@
+package diags
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmakit/rdmakit/internal/testbed"
+	"github.com/rdmakit/rdmakit/sim"
+	"github.com/rdmakit/rdmakit/sim/ibsimserver"
+	"github.com/rdmakit/rdmakit/sim/topo"
+)
+
+// dataField matches a data counter as ibqueryerrors prints it: the
+// traffic of the tools themselves moves these between two runs.
+var dataField = regexp.MustCompile(`\[(Port(?:Xmit|Rcv)(?:Data|Pkts)|Port(?:Unicast|Multicast)(?:Xmit|Rcv)Pkts) == \d+ \([ 0-9.]+[KMGTPE]?B?\)\]`)
+
+func maskData(s string) string { return dataField.ReplaceAllString(s, "[$1 == N]") }
+
+// qeBed is a fabric both ibqueryerrors run on, C and ours.
+type qeBed struct {
+	sim  *testbed.IBSim
+	host string
+}
+
+func (b *qeBed) compare(t *testing.T, mask bool, args ...string) string {
+	t.Helper()
+	argv := append([]string{"ibqueryerrors"}, args...)
+	cOut, cErr, cCode := testbed.RunC(t, b.sim, b.host, argv...)
+	out, errOut, code := run(t, "", append([]string{"ibtool", "--fabric", "ibsim:" + b.host}, argv...)...)
+	if code != cCode {
+		t.Errorf("%q: exit %d, C %d\nours: %s\nC: %s", args, code, cCode, errOut, cErr)
+	}
+	if mask {
+		cOut, out = maskData(cOut), maskData(out)
+	}
+	if out != cOut {
+		t.Errorf("%q differs from the C tool:\n%s--- ours\n%s--- C\n%s", args, firstLines(out, cOut), out, cOut)
+	}
+	return out
+}
+
+// dropMADs sends NodeInfo queries to node through a port that drops every
+// packet it receives, so that ibsim counts PortRcvErrors there.
+func dropMADs(t *testing.T, b *discoverBed, node string, port int, lid int) {
+	t.Helper()
+	if err := b.sim.SetErrorRate(node, port, 100, 0); err != nil {
+		t.Fatal(err)
+	}
+	testbed.RunC(t, b.sim, b.host, "smpquery", "-t", "50", "nodeinfo", fmt.Sprint(lid))
+	if err := b.sim.SetErrorRate(node, port, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIBQueryErrorsLive compares ibqueryerrors with the C tool on ibsim:
+// a clean fabric, then one with receive errors on a CA port, with every
+// option the C tool has.
+func TestIBQueryErrorsLive(t *testing.T) {
+	db := startDiscoverBed(t)
+	b := &qeBed{sim: db.sim, host: db.host}
+	dir := t.TempDir()
+	out := b.compare(t, false)
+	if !strings.Contains(out, "## Summary:") {
+		t.Fatalf("no summary:\n%s", out)
+	}
+	lidOf := func(node string) int {
+		js, _, _ := db.ours(t, "--json", "iblinkinfo", "--cas-only")
+		var doc struct {
+			Result LinkInfoResult `json:"result"`
+		}
+		_ = json.Unmarshal([]byte(js), &doc)
+		for _, n := range doc.Result.Nodes {
+			if n.Name == node {
+				return int(n.Ports[0].LID)
+			}
+		}
+		t.Fatalf("no LID for %s", node)
+		return 0
+	}
+	dropMADs(t, db, "H-3", 1, lidOf("H-3"))
+	thr := filepath.Join(dir, "thresholds")
+	if err := os.WriteFile(thr, []byte("# test\n\nPortRcvErrors=1000\nSymbolErrorCounter=5\nNoSuchCounter=3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, "fabric.cache")
+	if _, errOut, code := testbed.RunC(t, b.sim, b.host, "ibnetdiscover", "--cache", cache); code != 0 {
+		t.Fatalf("ibnetdiscover --cache: %s", errOut)
+	}
+	for _, args := range [][]string{
+		{}, {"-r"}, {"--details"}, {"--switch"}, {"--ca"}, {"--router"}, {"--ca", "--switch"},
+		{"-s", "PortRcvErrors"}, {"-s", "PortRcvErrors,SymbolErrorCounter", "-c"}, {"-c"}, {"-s", "Bogus"},
+		{"--threshold-file", thr}, {"--threshold-file", empty}, {"--threshold-file", filepath.Join(dir, "none")},
+		{"--skip-sl"}, {"-R"}, {"-o", "1"},
+		{"--load-cache", cache}, {"--load-cache", cache, "-G", "0x0002c90300c00031"}, {"--load-cache", cache, "-S", "0x0002c90300a00001", "-r"},
+		{"--load-cache", cache, "-G", "0x99"},
+		{"-D", "0"}, {"-D", "0,1"}, {"-D", "0,1", "-r"},
+	} {
+		// The SLs change no output: most cases skip the SA's path
+		// records, which ibsim cannot carry (ours waits for them once).
+		if len(args) > 0 && args[0] != "-D" {
+			args = append([]string{"--skip-sl"}, args...)
+		}
+		b.compare(t, false, args...)
+	}
+	for _, args := range [][]string{{"--data"}, {"--skip-sl", "--data", "-r"}, {"--skip-sl", "--counters"}, {"--skip-sl", "--counters", "-r"}, {"--skip-sl", "--counters", "--ca"}} {
+		b.compare(t, true, args...)
+	}
+
+	// -k clears the error counters after reading them, -K the data
+	// counters: each tool's second run finds what its first left.
+	cFirst, _, cCode := testbed.RunC(t, b.sim, b.host, "ibqueryerrors", "--skip-sl", "-k", "-K")
+	cSecond, _, _ := testbed.RunC(t, b.sim, b.host, "ibqueryerrors", "--skip-sl")
+	dropMADs(t, db, "H-3", 1, lidOf("H-3"))
+	first, _, code := db.ours(t, "ibqueryerrors", "--skip-sl", "-k", "-K")
+	second, _, code2 := db.ours(t, "ibqueryerrors", "--skip-sl")
+	if code != cCode || first != cFirst || cCode != 1 || code2 != 0 || second != cSecond || strings.Contains(second, "Errors for") {
+		t.Errorf("-k -K: exit %d (C %d), then %d\n--- ours\n%s%s--- C\n%s%s", code, cCode, code2, first, second, cFirst, cSecond)
+	}
+	js, _, _ := db.ours(t, "--json", "ibqueryerrors", "--skip-sl", "--ca")
+	var doc struct {
+		Result QueryErrorsResult `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || doc.Result.Summary.NodesChecked == 0 {
+		t.Errorf("--json: %v\n%s", err, js)
+	}
+}
+
+// serveSim serves a sim.Fabric of the test bed's topology over the ibsim
+// protocol and brings it up with OpenSM, so the C tools run on it.
+func serveSim(t *testing.T, f *testbed.Fabric, smNode string) (*sim.Fabric, *testbed.IBSim) {
+	t.Helper()
+	testbed.Require(t)
+	text, err := f.Topology()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topo.Parse(strings.NewReader(text), "fabric")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fab, err := sim.NewWithOptions(tp, sim.Options{LinearFDBCap: 30720})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("rkqe%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	srv, err := ibsimserver.Listen(fab, ibsimserver.Config{SockName: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		srv.Close()
+		<-done
+	})
+	bed := &testbed.IBSim{SockName: name}
+	testbed.StartOpenSM(t, bed, smNode)
+	t.Setenv("IBSIM_SOCKNAME", name)
+	return fab, bed
+}
+
+// TestIBQueryErrorsSimErrors injects every error counter into the
+// simulator, some beyond their width (the PMA saturates them), serves it
+// to the C tool and ours, and compares both with and without thresholds,
+// suppressions, details and data.
+func TestIBQueryErrorsSimErrors(t *testing.T) {
+	ft := testbed.FatTree{Leaves: 2, Spines: 1, HCAsPerLeaf: 2}
+	f, err := ft.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fab, bed := serveSim(t, f, "H-1")
+	b := &qeBed{sim: bed, host: "H-2"}
+	inject := []struct {
+		node string
+		port int
+		e    sim.PortErrors
+	}{
+		{"H-3", 1, sim.PortErrors{SymbolErrors: 7, LinkErrorRecovery: 300, LinkDowned: 2, RcvErrors: 70000}},
+		{"H-4", 1, sim.PortErrors{RcvRemotePhysErrors: 3, RcvSwitchRelayErrors: 4, XmitDiscards: 5, XmitConstraintErrors: 6}},
+		{testbed.LeafName(1), 1, sim.PortErrors{RcvConstraintErrors: 9, LocalLinkIntegrityErrors: 20, ExcessiveBufferOverrun: 3}},
+		{testbed.LeafName(2), 2, sim.PortErrors{VL15Dropped: 11, XmitWait: 1234}},
+		{testbed.SpineName(1), 1, sim.PortErrors{SymbolErrors: 1, XmitDiscards: 100}},
+	}
+	for _, in := range inject {
+		if err := fab.InjectErrors(in.node, in.port, in.e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	thr := filepath.Join(dir, "thresholds")
+	lines := []string{}
+	for _, c := range qeErrCounters {
+		lines = append(lines, c.name+"=5")
+	}
+	if err := os.WriteFile(thr, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{}, {"-r"}, {"--details"}, {"--threshold-file", thr}, {"--threshold-file", thr, "-r"},
+		{"-s", "PortXmitDiscards,VL15Dropped"}, {"-c"}, {"--switch"}, {"--ca", "-s", "SymbolErrorCounter"},
+	} {
+		out := b.compare(t, false, append([]string{"--skip-sl"}, args...)...)
+		if len(args) == 0 {
+			for _, c := range qeErrCounters {
+				if !strings.Contains(out, "["+c.name+" == ") {
+					t.Errorf("%s is not reported:\n%s", c.name, out)
+				}
+			}
+			if !strings.Contains(out, "[LinkErrorRecoveryCounter == 255]") || !strings.Contains(out, "[PortRcvErrors == 65535]") {
+				t.Errorf("narrow counters do not saturate:\n%s", out)
+			}
+		}
+	}
+	b.compare(t, true, "--skip-sl", "--data")
+	b.compare(t, true, "--skip-sl", "--counters")
+}
+
+// TestIBQueryErrorsText checks the pieces of the text that no live run
+// reaches: the human-readable figures, thresholds files and the C tool's
+// parsing of -s.
+func TestIBQueryErrorsText(t *testing.T) {
+	for _, c := range []struct {
+		v    uint64
+		data bool
+		want string
+	}{
+		{0, false, " [X == 0 (0.000)]"},
+		{1023, false, " [X == 1023 (1023.000)]"},
+		{1024, false, " [X == 1024 (1.000K)]"},
+		{300, true, " [X == 300 (1.172KB)]"},
+		{255, true, " [X == 255 (1020.000B)]"},
+		{257, true, " [X == 257 (1.004KB)]"},
+		{1 << 40, true, " [X == 1099511627776 (4.000TB)]"},
+		{^uint64(0), false, " [X == 18446744073709551615 (16.000E)]"},
+	} {
+		if got := qeCounterText("X", c.v, c.data); got != c.want {
+			t.Errorf("%d data=%v: %q, want %q", c.v, c.data, got, c.want)
+		}
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t")
+	os.WriteFile(p, []byte("#c\n\nSymbolErrorCounter=0x10\nPortXmitWait=7\nBogus=1\nVL15Dropped\n"), 0o644)
+	th := qeReadThresholds(p)
+	if th.text == nil || *th.text != "Thresholds: [SymbolErrorCounter = 16][PortXmitWait = 7]" || th.val["VL15Dropped"] != 0 {
+		t.Errorf("thresholds %v %v", th.val, th.text)
+	}
+	if th := qeReadThresholds(filepath.Join(dir, "none")); th.text != nil {
+		t.Errorf("a missing file gives %q", *th.text)
+	}
+	var sup []string
+	qeSuppress{&sup}.Set("PortRcvErrors,Nonsense,VL15Dropped")
+	qeSuppressCommon{&sup}.Set("true")
+	if strings.Join(sup, " ") != "PortRcvErrors VL15Dropped PortRcvSwitchRelayErrors" {
+		t.Errorf("suppressed %q", sup)
+	}
+}

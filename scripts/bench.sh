@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Benchmarks: ibtool against the C infiniband-diags, both run against the
+# same simulated fabric served over ibsim's protocol (the C tools through
+# libumad2sim, ours through --fabric ibsim).
+#
+# Usage: scripts/bench.sh [ROW...]     (default: every row; `-l` lists them)
+#
+# One row per tool and fabric. A row is a line of ROWS below:
+#
+#   name  server  topology  latency  args
+#
+#   name      the row's name (what to pass to run only it)
+#   server    ibsim (ibsim 0.10 + OpenSM, no latency model) or fabricsim
+#             (our server with its built-in SM and SA, and a latency model)
+#   topology  a fabricsim generator (fabricsim gen) or a topology file
+#   latency   fabricsim's -latency value, "-" for none
+#   args      the command line both tools run (first word: the tool)
+#
+# Each row prints the node count, the wall time of the C tool and of ours
+# (best of $BENCH_RUNS, default 3), the speedup, and whether the outputs
+# are the same (data counters masked: the tools' own traffic moves them).
+# Add a row to ROWS for a new tool; nothing else changes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROWS=(
+	# ibsim: 2000 nodes, no latency (ours must be no slower).
+	"ibqueryerrors-ibsim    ibsim      leafspine:leaves=50,spines=8,hosts=38,uplinks=8    -    ibqueryerrors"
+	# fabricsim: 10,000 nodes with latency (ours must be 20x faster).
+	# --skip-sl: fabricsim's SA refuses the C tool's PathRecord table
+	# query (SGID, NumbPath, Reversible), and the C tool then stops
+	# before reading any counter; SLs change nothing in the output.
+	"ibqueryerrors-latency  fabricsim  leafspine:leaves=250,spines=20,hosts=40,uplinks=20  hop=1us,sma=20us,agent=20us  ibqueryerrors --skip-sl"
+)
+
+RUNS=${BENCH_RUNS:-3}
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [[ ${1:-} == -l ]]; then
+	for r in "${ROWS[@]}"; do read -r name _ <<<"$r"; echo "$name"; done
+	exit 0
+fi
+
+PRE=$(ls /usr/lib/*/umad2sim/libumad2sim.so 2>/dev/null | head -1 || true)
+for need in ibsim opensm ibqueryerrors; do
+	command -v "$need" >/dev/null || { echo "bench: $need is missing (scripts/setup-floors.sh installs it)" >&2; exit 1; }
+done
+[[ -n $PRE ]] || { echo "bench: libumad2sim.so is missing (ibsim-utils)" >&2; exit 1; }
+
+go build -o "$work/ibtool" ./cmd/ibtool
+have_fabricsim=0
+if [[ -d cmd/fabricsim ]] && go build -o "$work/fabricsim" ./cmd/fabricsim 2>/dev/null; then
+	have_fabricsim=1
+fi
+
+now() { date +%s.%N; }
+
+# best CMD...: the least wall time of $RUNS runs, output of the last in $out.
+best() {
+	local b="" t0 t1 d
+	for _ in $(seq "$RUNS"); do
+		t0=$(now)
+		"$@" >"$out" 2>"$out.err" || true
+		t1=$(now)
+		d=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+		if [[ -z $b ]] || awk -v d="$d" -v b="$b" 'BEGIN { exit !(d < b) }'; then b=$d; fi
+	done
+	printf '%.3f' "$b"
+}
+
+mask() { sed -E 's/\[(Port(Xmit|Rcv)(Data|Pkts)|Port(Unicast|Multicast)(Xmit|Rcv)Pkts) == [0-9]+ \([ 0-9.]+[KMGTPE]?B?\)\]/[\1 == N]/g' "$1"; }
+
+wait_for() { # FILE PATTERN SECONDS
+	local i
+	for i in $(seq $(( $3 * 10 ))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+	return 1
+}
+
+run_row() {
+	local name=$1 server=$2 topo=$3 latency=$4; shift 4
+	local args=("$@")
+	local dir="$work/$name" sock="bench$$-$name"
+	mkdir -p "$dir"
+	if [[ $server == fabricsim && $have_fabricsim == 0 ]]; then
+		printf '%-24s %-10s %s\n' "$name" "$server" "skipped: cmd/fabricsim is not built yet"
+		return
+	fi
+	if [[ -f $topo ]]; then cp "$topo" "$dir/topo"; else
+		if [[ $have_fabricsim == 1 ]]; then "$work/fabricsim" gen "$topo" >"$dir/topo"
+		else "$work/ibtool" --fabric "sim:$topo" ibnetdiscover >"$dir/topo"; fi
+	fi
+	local nodes sm host
+	nodes=$(grep -cE '^(Switch|Ca|Hca|Rt)' "$dir/topo")
+	mapfile -t cas < <(grep -E '^(Ca|Hca)' "$dir/topo" | sed -E 's/^[A-Za-z]+\s+[0-9]+\s+"([^"]+)".*/\1/' | head -2)
+	sm=${cas[0]} host=${cas[1]}
+	export IBSIM_SOCKNAME=$sock
+	case $server in
+	ibsim)
+		local sw
+		sw=$(grep -c '^Switch' "$dir/topo")
+		(cd "$dir" && exec ibsim -n -s -N $((nodes + 16)) -S $((sw + 16)) -P $((nodes * 64)) topo >ibsim.log 2>&1) &
+		pids+=($!)
+		sleep 1
+		(cd "$dir" && LD_PRELOAD=$PRE SIM_HOST=$sm OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir exec opensm -d2 -f "$dir/osm.log" >/dev/null 2>&1) &
+		pids+=($!)
+		wait_for "$dir/osm.log" "SUBNET UP" 600 || { echo "bench: $name: OpenSM did not bring the subnet up" >&2; return 1; }
+		;;
+	fabricsim)
+		local lat=()
+		[[ $latency != - ]] && lat=(-latency "$latency")
+		"$work/fabricsim" serve -sockname "$sock" -sm "$sm" "${lat[@]}" "$dir/topo" >"$dir/fabricsim.log" 2>&1 &
+		pids+=($!)
+		sleep 2
+		;;
+	esac
+	out="$dir/c.out"
+	local tc tg
+	tc=$(cd "$dir" && best env LD_PRELOAD="$PRE" SIM_HOST="$host" "${args[@]}")
+	out="$dir/ours.out"
+	tg=$(best "$work/ibtool" --fabric "ibsim:$host" "${args[@]}")
+	local same=no
+	if diff -q <(mask "$dir/c.out") <(mask "$dir/ours.out") >/dev/null; then same=yes; fi
+	printf '%-24s %-10s %6d nodes   C %8.3fs   ours %8.3fs   %6.1fx   same output: %s\n' \
+		"$name" "$server" "$nodes" "$tc" "$tg" "$(awk -v c="$tc" -v g="$tg" 'BEGIN { print c / g }')" "$same"
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	pids=()
+}
+
+want=("$@")
+for r in "${ROWS[@]}"; do
+	read -r name server topo latency rest <<<"$r"
+	if (( ${#want[@]} )) && [[ " ${want[*]} " != *" $name "* ]]; then continue; fi
+	read -r -a args <<<"$rest"
+	run_row "$name" "$server" "$topo" "$latency" "${args[@]}"
+done
