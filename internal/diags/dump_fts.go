@@ -9,6 +9,8 @@ import (
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
+	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/sa"
 	"github.com/rdmakit/rdmakit/subnet"
 )
 
@@ -91,7 +93,13 @@ func runDumpFTs(e *Env, f *dumpFTsFlags, args []string) ([]*ForwardingTable, err
 		return nil, err
 	}
 	defer s.Close()
-	sn, _, err := subnet.Discover(e.Ctx, s.mc, subnet.DiscoverOptions{LocalLID: s.local.LID, MKey: mkey})
+	opt := subnet.DiscoverOptions{LocalLID: s.local.LID, MKey: mkey}
+	var sn *subnet.Subnet
+	if s.viaSA() {
+		sn, _, err = subnet.DiscoverSA(e.Ctx, sa.New(s.mc), s.local, opt)
+	} else {
+		sn, _, err = subnet.Discover(e.Ctx, s.mc, opt)
+	}
 	if err != nil {
 		return nil, newDumpFTsFailed(fmt.Errorf("Failed to discover fabric: %w", err))
 	}
@@ -136,7 +144,13 @@ func dumpSwitchTable(ctx context.Context, s *session, sn *subnet.Subnet, n *subn
 			return fmt.Sprintf("SubnGet(%s) failed on switch '%s' %s Node GUID 0x%x SMA LID %d; MAD status 0x%x AM 0x%x",
 				kind, name, target, uint64(n.GUID), n.SMALID, status, am)
 		}}
-	r := &ftReader{ctx: ctx, mc: s.mc, target: dr, mkey: mkey}
+	var at mad.Target = dr
+	if s.viaSA() && n.SMALID != 0 {
+		// The SA knows the switch by its LID; the directed route would
+		// cost a LinkRecord per hop to translate.
+		at = ibpath.NewLID(n.SMALID)
+	}
+	r := &ftReader{ctx: ctx, mc: s, target: at, mkey: mkey}
 	if f.multicast {
 		return r.multicastTable(sw, target, start, end, o)
 	}

@@ -112,10 +112,10 @@ func runIBAddr(e *Env, f *ibaddrFlags, args []string) error {
 	}
 	var ni iba.NodeInfo
 	var pi iba.PortInfo
-	if err := s.mc.SubnGet(e.Ctx, target, &ni, 0); err != nil {
+	if err := s.SubnGet(e.Ctx, target, &ni, 0); err != nil {
 		return iberror(err, "can't resolve requested address")
 	}
-	if err := s.mc.SubnGet(e.Ctx, target, &pi, uint32(port)); err != nil {
+	if err := s.SubnGet(e.Ctx, target, &pi, uint32(port)); err != nil {
 		return iberror(err, "can't resolve requested address")
 	}
 	var gid iba.GID

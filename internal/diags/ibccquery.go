@@ -336,7 +336,7 @@ func allZero(b []byte) bool {
 // switchNumPorts reads NodeInfo by SMP and refuses anything but a switch.
 func (q *ccRun) switchNumPorts(what string) (int, error) {
 	var ni iba.NodeInfo
-	if err := q.s.mc.SubnGet(q.e.Ctx, q.smp, &ni, 0); err != nil {
+	if err := q.s.SubnGet(q.e.Ctx, q.smp, &ni, 0); err != nil {
 		return 0, q.fail(err, "node info "+what+" failed")
 	}
 	if ni.NodeType != iba.NodeTypeSwitch {

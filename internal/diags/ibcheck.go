@@ -444,7 +444,6 @@ type checkRunner struct {
 	thresh map[string]uint64
 	names  []string // thresh's keys, sorted, for a stable order of warnings
 	res    CheckResult
-	mu     sync.Mutex
 }
 
 // checkCtx is the input of one run: errors.py's kwargs.
@@ -857,7 +856,7 @@ func (r *checkRunner) runSingle(args []string) error {
 		return fmt.Errorf("resolving %s: %w", args[0], err)
 	}
 	c := &checkCtx{r: r, smp: target}
-	if err := s.mc.SubnGet(ctx, target, &c.ni, 0); err != nil {
+	if err := s.SubnGet(ctx, target, &c.ni, 0); err != nil {
 		return fmt.Errorf("NodeInfo of %s: %w", args[0], err)
 	}
 	c.pguid = c.ni.PortGUID
@@ -868,12 +867,12 @@ func (r *checkRunner) runSingle(args []string) error {
 		c.portIdx = allPorts
 	}
 	var epi iba.PortInfo // the end port's: a switch's port 0
-	if err := s.mc.SubnGet(ctx, target, &epi, 0); err != nil {
+	if err := s.SubnGet(ctx, target, &epi, 0); err != nil {
 		return fmt.Errorf("PortInfo of %s: %w", args[0], err)
 	}
 	c.pi = epi
 	if kinds&kindPort != 0 {
-		if err := s.mc.SubnGet(ctx, target, &c.pi, uint32(c.portIdx)); err != nil {
+		if err := s.SubnGet(ctx, target, &c.pi, uint32(c.portIdx)); err != nil {
 			return fmt.Errorf("PortInfo of %s port %d: %w", args[0], c.portIdx, err)
 		}
 		if c.ni.NodeType != iba.NodeTypeSwitch {
@@ -888,7 +887,7 @@ func (r *checkRunner) runSingle(args []string) error {
 	var desc string
 	if kinds&kindPerf != 0 {
 		var nd iba.NodeDescription
-		if err := s.mc.SubnGet(ctx, target, &nd, 0); err != nil {
+		if err := s.SubnGet(ctx, target, &nd, 0); err != nil {
 			return fmt.Errorf("NodeDescription of %s: %w", args[0], err)
 		}
 		desc = cleanDesc(nd.NodeString[:])
@@ -947,9 +946,9 @@ func (b *checkBlock) add(run *CheckRun) {
 // command's discovery flags.
 func (r *checkRunner) discoverWith(s *session) (*subnet.Subnet, *subnet.DiscoverReport, error) {
 	f := r.f.disc
-	m, err := subnet.ParseMethod(f.method)
+	m, err := r.e.discoveryMethod(&f)
 	if err != nil {
-		return nil, nil, usagef("--discovery: %v", err)
+		return nil, nil, err
 	}
 	if f.outstanding < 0 || f.perNode < 0 {
 		return nil, nil, usagef("-o and --per_node_smps must not be negative")

@@ -2,6 +2,7 @@ package diags
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,9 +38,11 @@ type discoverFlags struct {
 	noMlnxEPI   bool
 	show        bool
 	progressBar bool
+	cmd         *cobra.Command // where --discovery was registered
 }
 
 func (f *discoverFlags) register(c *cobra.Command, partial bool) {
+	f.cmd = c
 	fl := c.Flags()
 	fl.StringVar(&f.method, "discovery", "DR", "how to discover: DR (directed route SMPs, as the C tool), LID (LID routed once known) or SA (SA records)")
 	fl.IntVarP(&f.outstanding, "outstanding_smps", "o", 0, "SMPs outstanding at once (default 64; the C tool's is 2)")
@@ -70,9 +73,9 @@ func (e *Env) discover(f *discoverFlags, show func(string)) (*discoverResult, er
 		}
 		return &discoverResult{s: s, source: f.loadCache}, nil
 	}
-	m, err := subnet.ParseMethod(f.method)
+	m, err := e.discoveryMethod(f)
 	if err != nil {
-		return nil, usagef("--discovery: %v", err)
+		return nil, err
 	}
 	if f.outstanding < 0 || f.perNode < 0 || f.hops < 0 {
 		return nil, usagef("-o, --per_node_smps and --hops must not be negative")
@@ -86,6 +89,26 @@ func (e *Env) discover(f *discoverFlags, show func(string)) (*discoverResult, er
 	}
 	defer sess.Close()
 	return e.discoverOn(sess, f, m, show)
+}
+
+// discoveryMethod is the --discovery flag with python-rdma's --sa rules:
+// --sa discovers by SA and refuses an explicit DR or LID, and
+// --discovery=SA means --sa for the rest of the command.
+func (e *Env) discoveryMethod(f *discoverFlags) (subnet.Method, error) {
+	m, err := subnet.ParseMethod(f.method)
+	if err != nil {
+		return 0, usagef("--discovery: %v", err)
+	}
+	if e.SA {
+		if m != subnet.BySA && f.cmd != nil && f.cmd.Flags().Changed("discovery") {
+			return 0, usagef("--sa cannot be combined with --discovery=%s", f.method)
+		}
+		return subnet.BySA, nil
+	}
+	if m == subnet.BySA {
+		e.SA = true
+	}
+	return m, nil
 }
 
 // discoverOn discovers the subnet through an open session, with the flags
@@ -126,7 +149,7 @@ func (e *Env) discoverOn(sess *session, f *discoverFlags, m subnet.Method, show 
 	var rep *subnet.DiscoverReport
 	var err error
 	if m == subnet.BySA {
-		s, rep, err = subnet.DiscoverSA(e.Ctx, sa.New(sess.mc), sess.local, opt)
+		s, rep, err = discoverSA(e.Ctx, sess, opt)
 	} else {
 		s, rep, err = subnet.Discover(e.Ctx, sess.mc, opt)
 	}
@@ -134,6 +157,31 @@ func (e *Env) discoverOn(sess *session, f *discoverFlags, m subnet.Method, show 
 		return nil, fmt.Errorf("discover failed: %w", err)
 	}
 	return &discoverResult{s: s, report: rep, source: "discovery"}, nil
+}
+
+// discoverSA builds the subnet from SA records. A partial scan from a LID
+// (-G) starts the walk at the node the SA gives that LID, as the SMP scan
+// starts there.
+func discoverSA(ctx context.Context, sess *session, opt subnet.DiscoverOptions) (*subnet.Subnet, *subnet.DiscoverReport, error) {
+	if opt.StartLID == 0 {
+		return subnet.DiscoverSA(ctx, sa.New(sess.mc), sess.local, opt)
+	}
+	start := time.Now()
+	recs, err := subnet.FetchSARecords(ctx, sa.New(sess.mc))
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, nr := range recs.Nodes {
+		if nr.LID == opt.StartLID {
+			s, rep, err := subnet.DiscoverRecords(ctx, recs, nr.NodeInfo.NodeGUID, int(nr.NodeInfo.LocalPortNum), opt)
+			if rep != nil {
+				rep.Sent = 4
+				rep.Elapsed = time.Since(start)
+			}
+			return s, rep, err
+		}
+	}
+	return nil, nil, fmt.Errorf("the SA has no NodeRecord for LID %d", opt.StartLID)
 }
 
 // warnFailures prints what did not answer, one line each, as the C tool

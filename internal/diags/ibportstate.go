@@ -102,6 +102,7 @@ Examples:
 type portStateRun struct {
 	e    *Env
 	s    *session
+	get  mad.SubnGetter // the session's (--sa) for a query, SMPs before a Set
 	f    *ibportstateFlags
 	out  *bytes.Buffer
 	res  *IBPortStateResult
@@ -128,6 +129,12 @@ func runIBPortState(e *Env, f *ibportstateFlags, args []string) error {
 	}
 	r := &portStateRun{e: e, s: s, f: f, out: &bytes.Buffer{},
 		res: &IBPortStateResult{Target: portidString(target), Port: portnum, Op: op, Values: values}}
+	// A Set writes back the PortInfo it read, so that is read from the
+	// port itself even with --sa; a query reads as --sa says.
+	r.get = s
+	if op != "query" || len(values) > 0 {
+		r.get = s.mc
+	}
 	r.warn = func(format string, a ...any) {
 		msg := fmt.Sprintf(format, a...)
 		r.res.Warnings = append(r.res.Warnings, msg)
@@ -256,7 +263,7 @@ const (
 // nodeInfo is get_node_info.
 func (r *portStateRun) nodeInfo(t mad.Target) (*iba.NodeInfo, error) {
 	var ni iba.NodeInfo
-	if err := r.s.mc.SubnGet(r.e.Ctx, t, &ni, 0); err != nil {
+	if err := r.get.SubnGet(r.e.Ctx, t, &ni, 0); err != nil {
 		return nil, iberror(err, "smp query nodeinfo failed")
 	}
 	return &ni, nil
@@ -268,13 +275,13 @@ func (r *portStateRun) portInfo(t mad.Target, port int, isSwitch bool) (*iba.Por
 	capMask := uint32(0)
 	if isSwitch {
 		var p0 iba.PortInfo
-		if err := r.s.mc.SubnGet(r.e.Ctx, t, &p0, 0); err != nil {
+		if err := r.get.SubnGet(r.e.Ctx, t, &p0, 0); err != nil {
 			return nil, false, iberror(err, "smp query port 0 portinfo failed")
 		}
 		capMask = p0.CapabilityMask
 	}
 	var pi iba.PortInfo
-	if err := r.s.mc.SubnGet(r.e.Ctx, t, &pi, uint32(port)); err != nil {
+	if err := r.get.SubnGet(r.e.Ctx, t, &pi, uint32(port)); err != nil {
 		return nil, false, iberror(err, "smp query portinfo failed")
 	}
 	if !isSwitch {
@@ -285,7 +292,7 @@ func (r *portStateRun) portInfo(t mad.Target, port int, isSwitch bool) (*iba.Por
 
 func (r *portStateRun) mlnxExt(t mad.Target, port int) (*iba.MlnxExtPortInfo, error) {
 	var x iba.MlnxExtPortInfo
-	if err := r.s.mc.SubnGet(r.e.Ctx, t, &x, uint32(port)); err != nil {
+	if err := r.get.SubnGet(r.e.Ctx, t, &x, uint32(port)); err != nil {
 		return nil, iberror(err, "smp query ext portinfo failed")
 	}
 	return &x, nil

@@ -177,13 +177,13 @@ func runIBRoute(e *Env, f *ibrouteFlags, args []string) error {
 		return err
 	}
 	defer s.Close()
-	q := &smpQuery{e: e, s: s, g: s.mc, f: &smpQueryFlags{addr: f.addr}}
+	q := &smpQuery{e: e, s: s, g: s, f: &smpQueryFlags{addr: f.addr}}
 	target, err := q.resolve(args[0])
 	if err != nil {
 		return err
 	}
 	setMKey(target, mkey)
-	r := &ftReader{ctx: e.Ctx, mc: s.mc, target: target, mkey: mkey}
+	r := &ftReader{ctx: e.Ctx, mc: s, target: target, mkey: mkey}
 	sw, err := r.checkSwitch()
 	if err != nil {
 		return iberror(nil, "dump tables: %s", err)
@@ -243,14 +243,13 @@ type switchFacts struct {
 	numPorts int
 	desc     []byte
 	si       iba.SwitchInfo
-	smaLID   uint16
 }
 
-// ftReader reads forwarding tables of one switch through SMPs, many
-// blocks at a time.
+// ftReader reads forwarding tables of one switch through SMPs (or SA
+// records with --sa), many blocks at a time.
 type ftReader struct {
 	ctx    context.Context
-	mc     *mad.Client
+	mc     mad.SubnGetter
 	target mad.Target
 	mkey   uint64
 }

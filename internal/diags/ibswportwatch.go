@@ -142,7 +142,7 @@ func runWatch(e *Env, f *watchFlags, args []string, open func() (*session, error
 		}
 		port = 1
 		var ni iba.NodeInfo
-		if err := s.mc.SubnGet(e.Ctx, ibpath.NewLID(pr.target.Route().Addr.LID), &ni, 0); err == nil && ni.NodeType != iba.NodeTypeSwitch {
+		if err := s.SubnGet(e.Ctx, ibpath.NewLID(pr.target.Route().Addr.LID), &ni, 0); err == nil && ni.NodeType != iba.NodeTypeSwitch {
 			port = int(ni.LocalPortNum)
 		}
 	} else if pr.target, err = s.gmpTarget(fmt.Sprint(s.local.LID), &addrFlags{}); err != nil {

@@ -34,6 +34,9 @@ type Env struct {
 	Debug   int
 	Verbose int
 	JSON    bool
+	// SA answers SubnGet of the attributes the SA keeps records of from
+	// those records, and discovers by SA (python-rdma's --sa).
+	SA bool
 }
 
 // A command is one ibtool subcommand; each file registers its own.
@@ -169,6 +172,7 @@ The fabric (--fabric or RDMAKIT_FABRIC):
 	pf.CountVarP(&e.Debug, "debug", "d", "trace MADs: -d one line per RPC, -dd full decodes")
 	pf.CountVarP(&e.Verbose, "verbose", "v", "more detail: -v error chains, -vv packet dumps")
 	pf.BoolVar(&e.JSON, "json", false, "print a versioned JSON document instead of text")
+	pf.BoolVar(&e.SA, "sa", false, "read NodeInfo, PortInfo, SwitchInfo, tables ... from SA records instead of SMPs, discover by SA (python-rdma --sa); Sets stay SMPs")
 	sort.Slice(registry, func(i, j int) bool { return registry[i].name < registry[j].name })
 	for _, c := range registry {
 		cc := c.make(e)

@@ -285,7 +285,7 @@ func (t *tracer) target(p *trPortid) mad.Target {
 }
 
 func (t *tracer) get(p *trPortid, a iba.Attribute, mod uint32) error {
-	return t.s.mc.SubnGet(t.e.Ctx, t.target(p), a, mod)
+	return t.s.SubnGet(t.e.Ctx, t.target(p), a, mod)
 }
 
 func (t *tracer) warn(fn, format string, a ...any) {

@@ -288,7 +288,7 @@ func (r *perfRun) run(port int, ports []int, mask uint32, extMask uint64, nargs 
 	start, numPorts := 1, 0
 	if loop {
 		var ni iba.NodeInfo
-		if err := r.s.mc.SubnGet(r.e.Ctx, r.smp, &ni, 0); err != nil {
+		if err := r.s.SubnGet(r.e.Ctx, r.smp, &ni, 0); err != nil {
 			return iberror(err, "smp query nodeinfo failed")
 		}
 		numPorts = int(ni.NumPorts)
@@ -297,7 +297,7 @@ func (r *perfRun) run(port int, ports []int, mask uint32, extMask uint64, nargs 
 		}
 		if ni.NodeType == iba.NodeTypeSwitch {
 			var si iba.SwitchInfo
-			if err := r.s.mc.SubnGet(r.e.Ctx, r.smp, &si, 0); err != nil {
+			if err := r.s.SubnGet(r.e.Ctx, r.smp, &si, 0); err != nil {
 				return iberror(err, "smp query nodeinfo failed")
 			}
 			if si.EnhancedPort0 != 0 {
@@ -512,7 +512,7 @@ func (r *perfRun) rsfecActive(port int, capMask uint16) (bool, error) {
 	if capMask&iba.PMCapRSFECCounters == 0 {
 		return false, nil
 	}
-	get := func(a iba.Attribute, mod uint32) error { return r.s.mc.SubnGet(r.e.Ctx, r.smp, a, mod) }
+	get := func(a iba.Attribute, mod uint32) error { return r.s.SubnGet(r.e.Ctx, r.smp, a, mod) }
 	ok, err := portInfoExtendedSupported(r.e.Stderr, "perfquery", port, get)
 	if err != nil {
 		return false, err

@@ -282,7 +282,11 @@ func runQuery(e *Env, f *queryFlags, args []string, open func() (*session, error
 			return err
 		}
 	} else {
-		if err := rpc.attr(s.mc)(e.Ctx, t, attr, uint32(mod)); err != nil {
+		do := rpc.attr(s.mc)
+		if rpc.name == "SubnGet" {
+			do = s.SubnGet // --sa answers it from SA records, as python-rdma's query does
+		}
+		if err := do(e.Ctx, t, attr, uint32(mod)); err != nil {
 			return err
 		}
 		b, err := encode(attr)

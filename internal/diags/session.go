@@ -1,25 +1,46 @@
 package diags
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/sa"
 )
 
 // session is a command's connection to the fabric: the transport the flags
 // select, a MAD client with the timeout, retries and tracing the flags ask
 // for, and the resolver for targets.
 type session struct {
-	e     *Env
-	mc    *mad.Client
+	e  *Env
+	mc *mad.Client
+	// smp answers the session's SubnGets: with --sa package sa's adapter
+	// (python-rdma's SATransactor), else nil and they are SMPs on mc.
+	// SubnSet always goes out as an SMP on mc.
+	smp   mad.SubnGetter
 	local mad.LocalPort
 	res   *ibpath.Resolver
 }
+
+// SubnGet reads an SMP attribute as --sa says: from the SA's records for
+// the attributes it keeps, else by SMP.
+func (s *session) SubnGet(ctx context.Context, t mad.Target, attr iba.Attribute, mod uint32) error {
+	if s.smp != nil {
+		return s.smp.SubnGet(ctx, t, attr, mod)
+	}
+	return s.mc.SubnGet(ctx, t, attr, mod)
+}
+
+var _ mad.SubnGetter = (*session)(nil)
+
+// viaSA reports --sa mode.
+func (s *session) viaSA() bool { return s.smp != nil }
 
 // open connects to the fabric. The caller closes the session.
 func (e *Env) open() (*session, error) {
@@ -53,7 +74,11 @@ func (e *Env) newSession(t mad.Transport) (*session, error) {
 		mc.Close()
 		return nil, fmt.Errorf("reading the local port: %w", err)
 	}
-	return &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}, nil
+	s := &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}
+	if e.SA {
+		s.smp = sa.NewSMP(sa.New(mc))
+	}
+	return s, nil
 }
 
 func (s *session) Close() { s.mc.Close() }

@@ -99,7 +99,7 @@ func runSMInfo(e *Env, f *sminfoFlags, args []string) error {
 		res.Set = set
 		err = s.mc.SubnSet(e.Ctx, target, &info, mod)
 	} else {
-		err = s.mc.SubnGet(e.Ctx, target, &info, 0)
+		err = s.SubnGet(e.Ctx, target, &info, 0)
 	}
 	if err != nil {
 		return iberror(err, "query")

@@ -18,7 +18,6 @@ import (
 	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
-	"github.com/rdmakit/rdmakit/sa"
 )
 
 func init() {
@@ -178,7 +177,6 @@ type smpQueryFlags struct {
 	combined    bool
 	extended    bool
 	showKeys    bool
-	viaSA       bool
 	mkey        string
 	nodeNameMap string
 }
@@ -219,7 +217,6 @@ Examples:
 	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
 	fl.BoolVarP(&f.showKeys, "show_keys", "K", false, "display security keys in output")
 	fl.StringVarP(&f.mkey, "m_key", "y", "", "M_Key to use in request")
-	fl.BoolVar(&f.viaSA, "sa", false, "answer from the SA's records instead of SMPs (python-rdma --sa)")
 	return c
 }
 
@@ -262,10 +259,7 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 		return err
 	}
 	defer s.Close()
-	q := &smpQuery{e: e, s: s, g: s.mc, opName: args[0], f: f, names: names}
-	if f.viaSA {
-		q.g = sa.NewSMP(sa.New(s.mc))
-	}
+	q := &smpQuery{e: e, s: s, g: s, opName: args[0], f: f, names: names}
 	rest := args[2:]
 	if f.combined {
 		q.target, err = q.combinedTarget(args[1], args[2])
