@@ -26,12 +26,19 @@ type SMP struct {
 
 	mu        sync.Mutex
 	nodeTypes map[uint16]iba.NodeType // by LID, learnt from NodeRecords
-	drLIDs    map[string]uint16       // resolved directed routes
+	drEnds    map[string]drEnd        // resolved directed routes
+}
+
+// drEnd is where a directed route ends: the LID, and the port it enters the
+// last node by (0 for a route of no hops).
+type drEnd struct {
+	lid    uint16
+	inPort uint8
 }
 
 // NewSMP returns the adapter.
 func NewSMP(c *Client) *SMP {
-	return &SMP{sa: c, nodeTypes: map[uint16]iba.NodeType{}, drLIDs: map[string]uint16{}}
+	return &SMP{sa: c, nodeTypes: map[uint16]iba.NodeType{}, drEnds: map[string]drEnd{}}
 }
 
 var _ mad.SubnGetter = (*SMP)(nil)
@@ -48,6 +55,17 @@ func (a *SMP) SubnGet(ctx context.Context, t mad.Target, attr iba.Attribute, mod
 	}
 	if err := a.get(ctx, lid, attr, mod); err != nil {
 		return fmt.Errorf("SubnGet %s to %s through the SA: %w", attr.Desc().Name, t, err)
+	}
+	if ni, ok := attr.(*iba.NodeInfo); ok && t.Route().DR != nil {
+		// NodeInfo:LocalPortNum is the port the SMP came in by (IBA
+		// 14.2.5.3); a NodeRecord has the node's own, 0 for a switch.
+		end, err := a.end(ctx, t)
+		if err != nil {
+			return fmt.Errorf("SubnGet %s to %s through the SA: %w", attr.Desc().Name, t, err)
+		}
+		if end.inPort != 0 {
+			ni.LocalPortNum = end.inPort
+		}
 	}
 	return nil
 }
@@ -149,14 +167,28 @@ func (a *SMP) get(ctx context.Context, lid uint16, attr iba.Attribute, mod uint3
 		}
 		*v = r.PKeyTable
 	case *iba.SLtoVLMappingTable:
+		// A CA or router port's table is the record of input port 0 and
+		// output port "this port" (IBA 15.2.5.4): select it by LID alone.
 		r := iba.SLtoVLMappingTableRecord{LID: lid, InputPortNum: uint8(mod >> 8), OutputPortNum: uint8(mod)}
-		if err := c.Get(ctx, &r, Components("LID", "InputPortNum", "OutputPortNum")); err != nil {
+		comps := []string{"LID", "InputPortNum", "OutputPortNum"}
+		if sw, err := a.isSwitch(ctx, lid); err != nil {
+			return err
+		} else if !sw {
+			comps = comps[:1]
+		}
+		if err := c.Get(ctx, &r, Components(comps...)); err != nil {
 			return zeroOnNoRecords(err, v)
 		}
 		*v = r.SLToVLMappingTable
 	case *iba.VLArbitrationTable:
 		r := iba.VLArbitrationTableRecord{LID: lid, OutputPortNum: uint8(mod), BlockNum: uint8(mod >> 16)}
-		if err := c.Get(ctx, &r, Components("LID", "OutputPortNum", "BlockNum")); err != nil {
+		comps := []string{"LID", "OutputPortNum", "BlockNum"}
+		if sw, err := a.isSwitch(ctx, lid); err != nil {
+			return err
+		} else if !sw {
+			comps = []string{"LID", "BlockNum"}
+		}
+		if err := c.Get(ctx, &r, Components(comps...)); err != nil {
 			return zeroOnNoRecords(err, v)
 		}
 		*v = r.VLArbitrationTable
@@ -182,6 +214,20 @@ func (a *SMP) get(ctx context.Context, lid uint16, attr iba.Attribute, mod uint3
 	return nil
 }
 
+// isSwitch reports whether the node at lid is a switch, asking the SA for
+// its NodeRecord when it is not known yet.
+func (a *SMP) isSwitch(ctx context.Context, lid uint16) (bool, error) {
+	if nt, ok := a.nodeType(lid); ok {
+		return nt == iba.NodeTypeSwitch, nil
+	}
+	r := iba.NodeRecord{LID: lid}
+	if err := a.sa.Get(ctx, &r, Components("LID")); err != nil {
+		return false, err
+	}
+	a.learn(lid, r.NodeInfo.NodeType)
+	return r.NodeInfo.NodeType == iba.NodeTypeSwitch, nil
+}
+
 // LID gives the LID a target reaches: its DLID, or for a directed route
 // the LID at its end, found hop by hop with SA LinkRecords as python-rdma
 // does (IBA 15.2.5.13).
@@ -196,47 +242,58 @@ func (a *SMP) LID(ctx context.Context, t mad.Target) (uint16, error) {
 	if r.DR.DrDLID != 0 && r.DR.DrDLID != mad.LIDPermissive {
 		return r.DR.DrDLID, nil
 	}
+	end, err := a.end(ctx, t)
+	return end.lid, err
+}
+
+// end resolves a directed route, once per route.
+func (a *SMP) end(ctx context.Context, t mad.Target) (drEnd, error) {
 	key := t.String()
 	a.mu.Lock()
-	lid, ok := a.drLIDs[key]
+	end, ok := a.drEnds[key]
 	a.mu.Unlock()
 	if ok {
-		return lid, nil
+		return end, nil
 	}
-	lid, err := a.sa.DRToLID(ctx, r)
+	end, err := a.sa.drEnd(ctx, t.Route())
 	if err != nil {
-		return 0, err
+		return drEnd{}, err
 	}
 	a.mu.Lock()
-	a.drLIDs[key] = lid
+	a.drEnds[key] = end
 	a.mu.Unlock()
-	return lid, nil
+	return end, nil
 }
 
 // DRToLID follows a directed route with SA LinkRecords: from the route's
 // LID-routed start (or the local port) out of each hop's port to the LID
 // at the other end.
 func (c *Client) DRToLID(ctx context.Context, r mad.Route) (uint16, error) {
+	end, err := c.drEnd(ctx, r)
+	return end.lid, err
+}
+
+func (c *Client) drEnd(ctx context.Context, r mad.Route) (drEnd, error) {
 	if r.DR == nil {
-		return r.Addr.LID, nil
+		return drEnd{lid: r.Addr.LID}, nil
 	}
-	lid := r.Addr.LID
+	end := drEnd{lid: r.Addr.LID}
 	if r.DR.DrSLID == 0 || r.DR.DrSLID == mad.LIDPermissive {
 		lp, err := c.mc.LocalPort(ctx)
 		if err != nil {
-			return 0, fmt.Errorf("resolving %s: %w", r, err)
+			return drEnd{}, fmt.Errorf("resolving %s: %w", r, err)
 		}
-		lid = lp.LID
+		end.lid = lp.LID
 	}
 	if len(r.DR.Path) == 0 {
-		return lid, nil
+		return end, nil
 	}
 	for i, port := range r.DR.Path[1:] {
-		q := iba.LinkRecord{FromLID: lid, FromPort: port}
+		q := iba.LinkRecord{FromLID: end.lid, FromPort: port}
 		if err := c.Get(ctx, &q, Components("FromLID", "FromPort")); err != nil {
-			return 0, fmt.Errorf("resolving hop %d of %s (LID %d port %d) with a LinkRecord: %w", i+1, r, lid, port, err)
+			return drEnd{}, fmt.Errorf("resolving hop %d of %s (LID %d port %d) with a LinkRecord: %w", i+1, r, end.lid, port, err)
 		}
-		lid = q.ToLID
+		end = drEnd{lid: q.ToLID, inPort: q.ToPort}
 	}
-	return lid, nil
+	return end, nil
 }
