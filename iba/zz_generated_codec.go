@@ -31,7 +31,7 @@ func (*BKeyInfo) Desc() *Struct { return &descBKeyInfo }
 func (x *BKeyInfo) unmarshal(b []byte) {
 	_ = b[13]
 	x.BKey = binary.BigEndian.Uint64(b[0:])
-	x.BKeyProtectBit = (b[8] >> 7) & 0x1
+	x.BKeyProtectBit = b[8] >> 7
 	x.BKeyLeasePeriod = binary.BigEndian.Uint16(b[10:])
 	x.BKeyViolations = binary.BigEndian.Uint16(b[12:])
 }
@@ -426,18 +426,18 @@ func (x *CMLAP) unmarshal(b []byte) {
 	x.LocalCommunicationID = binary.BigEndian.Uint32(b[0:])
 	x.RemoteCommunicationID = binary.BigEndian.Uint32(b[4:])
 	x.RemoteQPN = (uint32(b[12])<<16 | uint32(b[13])<<8 | uint32(b[14]))
-	x.RemoteCMResponseTimeout = (b[15] >> 3) & 0x1f
+	x.RemoteCMResponseTimeout = b[15] >> 3
 	x.AlternateLocalPortLID = binary.BigEndian.Uint16(b[20:])
 	x.AlternateRemotePortLID = binary.BigEndian.Uint16(b[22:])
 	copy(x.AlternateLocalPortGID[:], b[24:40])
 	copy(x.AlternateRemotePortGID[:], b[40:56])
-	x.AlternateFlowLabel = ((uint32(b[56])<<16 | uint32(b[57])<<8 | uint32(b[58])) >> 4) & 0xfffff
+	x.AlternateFlowLabel = (uint32(b[56])<<16 | uint32(b[57])<<8 | uint32(b[58])) >> 4
 	x.AlternateTrafficClass = b[59]
 	x.AlternateHopLimit = b[60]
 	x.AlternatePacketRate = (b[61]) & 0x3f
-	x.AlternateSL = (b[62] >> 4) & 0xf
+	x.AlternateSL = b[62] >> 4
 	x.AlternateSubnetLocal = (b[62] >> 3) & 0x1
-	x.AlternateLocalACKTimeout = (b[63] >> 3) & 0x1f
+	x.AlternateLocalACKTimeout = b[63] >> 3
 	copy(x.PrivateData[:], b[64:232])
 }
 
@@ -498,8 +498,8 @@ func (x *CMMRA) unmarshal(b []byte) {
 	_ = b[231]
 	x.LocalCommunicationID = binary.BigEndian.Uint32(b[0:])
 	x.RemoteCommunicationID = binary.BigEndian.Uint32(b[4:])
-	x.MessageMRAed = (b[8] >> 6) & 0x3
-	x.ServiceTimeout = (b[9] >> 3) & 0x1f
+	x.MessageMRAed = b[8] >> 6
+	x.ServiceTimeout = b[9] >> 3
 	copy(x.PrivateData[:], b[10:232])
 }
 
@@ -539,8 +539,8 @@ func (x *CMREJ) unmarshal(b []byte) {
 	_ = b[231]
 	x.LocalCommunicationID = binary.BigEndian.Uint32(b[0:])
 	x.RemoteCommunicationID = binary.BigEndian.Uint32(b[4:])
-	x.MessageRejected = (b[8] >> 6) & 0x3
-	x.RejectedInfoLength = (b[9] >> 1) & 0x7f
+	x.MessageRejected = b[8] >> 6
+	x.RejectedInfoLength = b[9] >> 1
 	x.Reason = binary.BigEndian.Uint16(b[10:])
 	copy(x.ARI[:], b[12:84])
 	copy(x.PrivateData[:], b[84:232])
@@ -590,10 +590,10 @@ func (x *CMREP) unmarshal(b []byte) {
 	x.StartingPSN = (uint32(b[20])<<16 | uint32(b[21])<<8 | uint32(b[22]))
 	x.ResponderResources = b[24]
 	x.InitiatorDepth = b[25]
-	x.TargetACKDelay = (b[26] >> 3) & 0x1f
+	x.TargetACKDelay = b[26] >> 3
 	x.FailoverAccepted = (b[26] >> 1) & 0x3
 	x.EndToEndFlowControl = (b[26]) & 0x1
-	x.RNRRetryCount = (b[27] >> 5) & 0x7
+	x.RNRRetryCount = b[27] >> 5
 	x.SRQ = (b[27] >> 4) & 0x1
 	x.LocalCAGUID = GUID(binary.BigEndian.Uint64(b[28:]))
 	copy(x.PrivateData[:], b[36:232])
@@ -667,41 +667,41 @@ func (x *CMREQ) unmarshal(b []byte) {
 	x.LocalEECN = (uint32(b[36])<<16 | uint32(b[37])<<8 | uint32(b[38]))
 	x.InitiatorDepth = b[39]
 	x.RemoteEECN = (uint32(b[40])<<16 | uint32(b[41])<<8 | uint32(b[42]))
-	x.RemoteCMResponseTimeout = (b[43] >> 3) & 0x1f
+	x.RemoteCMResponseTimeout = b[43] >> 3
 	x.TransportServiceType = (b[43] >> 1) & 0x3
 	x.EndToEndFlowControl = (b[43]) & 0x1
 	x.StartingPSN = (uint32(b[44])<<16 | uint32(b[45])<<8 | uint32(b[46]))
-	x.LocalCMResponseTimeout = (b[47] >> 3) & 0x1f
+	x.LocalCMResponseTimeout = b[47] >> 3
 	x.RetryCount = (b[47]) & 0x7
 	x.PartitionKey = binary.BigEndian.Uint16(b[48:])
-	x.PathPacketPayloadMTU = (b[50] >> 4) & 0xf
+	x.PathPacketPayloadMTU = b[50] >> 4
 	x.RDCExists = (b[50] >> 3) & 0x1
 	x.RNRRetryCount = (b[50]) & 0x7
-	x.MaxCMRetries = (b[51] >> 4) & 0xf
+	x.MaxCMRetries = b[51] >> 4
 	x.SRQ = (b[51] >> 3) & 0x1
 	x.ExtendedTransportType = (b[51]) & 0x7
 	x.PrimaryLocalPortLID = binary.BigEndian.Uint16(b[52:])
 	x.PrimaryRemotePortLID = binary.BigEndian.Uint16(b[54:])
 	copy(x.PrimaryLocalPortGID[:], b[56:72])
 	copy(x.PrimaryRemotePortGID[:], b[72:88])
-	x.PrimaryFlowLabel = ((uint32(b[88])<<16 | uint32(b[89])<<8 | uint32(b[90])) >> 4) & 0xfffff
+	x.PrimaryFlowLabel = (uint32(b[88])<<16 | uint32(b[89])<<8 | uint32(b[90])) >> 4
 	x.PrimaryPacketRate = (b[91]) & 0x3f
 	x.PrimaryTrafficClass = b[92]
 	x.PrimaryHopLimit = b[93]
-	x.PrimarySL = (b[94] >> 4) & 0xf
+	x.PrimarySL = b[94] >> 4
 	x.PrimarySubnetLocal = (b[94] >> 3) & 0x1
-	x.PrimaryLocalACKTimeout = (b[95] >> 3) & 0x1f
+	x.PrimaryLocalACKTimeout = b[95] >> 3
 	x.AlternateLocalPortLID = binary.BigEndian.Uint16(b[96:])
 	x.AlternateRemotePortLID = binary.BigEndian.Uint16(b[98:])
 	copy(x.AlternateLocalPortGID[:], b[100:116])
 	copy(x.AlternateRemotePortGID[:], b[116:132])
-	x.AlternateFlowLabel = ((uint32(b[132])<<16 | uint32(b[133])<<8 | uint32(b[134])) >> 4) & 0xfffff
+	x.AlternateFlowLabel = (uint32(b[132])<<16 | uint32(b[133])<<8 | uint32(b[134])) >> 4
 	x.AlternatePacketRate = (b[135]) & 0x3f
 	x.AlternateTrafficClass = b[136]
 	x.AlternateHopLimit = b[137]
-	x.AlternateSL = (b[138] >> 4) & 0xf
+	x.AlternateSL = b[138] >> 4
 	x.AlternateSubnetLocal = (b[138] >> 3) & 0x1
-	x.AlternateLocalACKTimeout = (b[139] >> 3) & 0x1f
+	x.AlternateLocalACKTimeout = b[139] >> 3
 	x.SAPSupported = (b[139] >> 2) & 0x1
 	copy(x.PrivateData[:], b[140:232])
 }
@@ -942,11 +942,11 @@ func (x *ClassPortInfo) unmarshal(b []byte) {
 	x.BaseVersion = b[0]
 	x.ClassVersion = b[1]
 	x.CapabilityMask = binary.BigEndian.Uint16(b[2:])
-	x.CapabilityMask2 = ((uint32(b[4])<<24 | uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7])) >> 5) & 0x7ffffff
+	x.CapabilityMask2 = (uint32(b[4])<<24 | uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7])) >> 5
 	x.RespTimeValue = (b[7]) & 0x1f
 	copy(x.RedirectGID[:], b[8:24])
 	x.RedirectTC = b[24]
-	x.RedirectSL = (b[25] >> 4) & 0xf
+	x.RedirectSL = b[25] >> 4
 	x.RedirectFL = (uint32(b[25])<<16 | uint32(b[26])<<8 | uint32(b[27])) & 0xfffff
 	x.RedirectLID = binary.BigEndian.Uint16(b[28:])
 	x.RedirectPKey = binary.BigEndian.Uint16(b[30:])
@@ -954,7 +954,7 @@ func (x *ClassPortInfo) unmarshal(b []byte) {
 	x.RedirectQKey = binary.BigEndian.Uint32(b[36:])
 	copy(x.TrapGID[:], b[40:56])
 	x.TrapTC = b[56]
-	x.TrapSL = (b[57] >> 4) & 0xf
+	x.TrapSL = b[57] >> 4
 	x.TrapFL = (uint32(b[57])<<16 | uint32(b[58])<<8 | uint32(b[59])) & 0xfffff
 	x.TrapLID = binary.BigEndian.Uint16(b[60:])
 	x.TrapPKey = binary.BigEndian.Uint16(b[62:])
@@ -1112,7 +1112,7 @@ func (*CongestionControlTableEntry) Desc() *Struct { return &descCongestionContr
 
 func (x *CongestionControlTableEntry) unmarshal(b []byte) {
 	_ = b[1]
-	x.CCTShift = (b[0] >> 6) & 0x3
+	x.CCTShift = b[0] >> 6
 	x.CCTMultiplier = (uint16(b[0])<<8 | uint16(b[1])) & 0x3fff
 }
 
@@ -1187,7 +1187,7 @@ func (*CongestionKeyInfo) Desc() *Struct { return &descCongestionKeyInfo }
 func (x *CongestionKeyInfo) unmarshal(b []byte) {
 	_ = b[13]
 	x.CCKey = binary.BigEndian.Uint64(b[0:])
-	x.CCKeyProtectBit = (b[8] >> 7) & 0x1
+	x.CCKeyProtectBit = b[8] >> 7
 	x.CCKeyLeasePeriod = binary.BigEndian.Uint16(b[10:])
 	x.CCKeyViolations = binary.BigEndian.Uint16(b[12:])
 }
@@ -1310,7 +1310,7 @@ func (*CongestionLogEventCA) Desc() *Struct { return &descCongestionLogEventCA }
 func (x *CongestionLogEventCA) unmarshal(b []byte) {
 	_ = b[15]
 	x.LocalQPCNEntry = (uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]))
-	x.SLCNEntry = (b[3] >> 4) & 0xf
+	x.SLCNEntry = b[3] >> 4
 	x.ServiceTypeCNEntry = (b[3]) & 0xf
 	x.RemoteQPNumberCNEntry = (uint32(b[4])<<16 | uint32(b[5])<<8 | uint32(b[6]))
 	x.LocalLIDCN = binary.BigEndian.Uint16(b[8:])
@@ -1366,7 +1366,7 @@ func (x *CongestionLogEventSW) unmarshal(b []byte) {
 	_ = b[11]
 	x.SLID = binary.BigEndian.Uint16(b[0:])
 	x.DLID = binary.BigEndian.Uint16(b[2:])
-	x.SL = (b[4] >> 4) & 0xf
+	x.SL = b[4] >> 4
 	x.Timestamp = binary.BigEndian.Uint32(b[8:])
 }
 
@@ -1869,15 +1869,15 @@ func (*HdrBTH) Desc() *Struct { return &descHdrBTH }
 
 func (x *HdrBTH) unmarshal(b []byte) {
 	_ = b[11]
-	x.Service = (b[0] >> 5) & 0x7
+	x.Service = b[0] >> 5
 	x.Function = (b[0]) & 0x1f
-	x.SE = (b[1] >> 7) & 0x1
+	x.SE = b[1] >> 7
 	x.MigReq = (b[1] >> 6) & 0x1
 	x.PadCnt = (b[1] >> 4) & 0x3
 	x.TVer = (b[1]) & 0xf
 	x.PKey = binary.BigEndian.Uint16(b[2:])
 	x.DestQP = (uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7]))
-	x.AckReq = (b[8] >> 7) & 0x1
+	x.AckReq = b[8] >> 7
 	x.PSN = (uint32(b[9])<<16 | uint32(b[10])<<8 | uint32(b[11]))
 }
 
@@ -1970,9 +1970,9 @@ func (*HdrFlowControl) Desc() *Struct { return &descHdrFlowControl }
 
 func (x *HdrFlowControl) unmarshal(b []byte) {
 	_ = b[3]
-	x.Op = (b[0] >> 4) & 0xf
+	x.Op = b[0] >> 4
 	x.FCTBS = (uint16(b[0])<<8 | uint16(b[1])) & 0xfff
-	x.VL = (b[2] >> 4) & 0xf
+	x.VL = b[2] >> 4
 	x.FCCL = (uint16(b[2])<<8 | uint16(b[3])) & 0xfff
 }
 
@@ -2017,7 +2017,7 @@ func (*HdrGRH) Desc() *Struct { return &descHdrGRH }
 
 func (x *HdrGRH) unmarshal(b []byte) {
 	_ = b[39]
-	x.IPVer = (b[0] >> 4) & 0xf
+	x.IPVer = b[0] >> 4
 	x.TClass = uint8(((uint16(b[0])<<8 | uint16(b[1])) >> 4) & 0xff)
 	x.FlowLabel = (uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])) & 0xfffff
 	x.PayLen = binary.BigEndian.Uint16(b[4:])
@@ -2139,9 +2139,9 @@ func (*HdrLRH) Desc() *Struct { return &descHdrLRH }
 
 func (x *HdrLRH) unmarshal(b []byte) {
 	_ = b[7]
-	x.VL = (b[0] >> 4) & 0xf
+	x.VL = b[0] >> 4
 	x.LVer = (b[0]) & 0xf
-	x.SL = (b[1] >> 4) & 0xf
+	x.SL = b[1] >> 4
 	x.LNH = (b[1]) & 0x3
 	x.DLID = binary.BigEndian.Uint16(b[2:])
 	x.PktLen = (uint16(b[4])<<8 | uint16(b[5])) & 0x7ff
@@ -2647,7 +2647,7 @@ func (*LIDPortBlock) Desc() *Struct { return &descLIDPortBlock }
 func (x *LIDPortBlock) unmarshal(b []byte) {
 	_ = b[3]
 	x.LID = binary.BigEndian.Uint16(b[0:])
-	x.Valid = (b[2] >> 7) & 0x1
+	x.Valid = b[2] >> 7
 	x.LMC = (b[2] >> 4) & 0x7
 	x.Port = b[3]
 }
@@ -2685,7 +2685,7 @@ func (*LedInfo) Desc() *Struct { return &descLedInfo }
 
 func (x *LedInfo) unmarshal(b []byte) {
 	_ = b[3]
-	x.LedMask = (b[0] >> 7) & 0x1
+	x.LedMask = b[0] >> 7
 }
 
 func (x *LedInfo) marshal(b []byte) {
@@ -2880,7 +2880,7 @@ func (x *MADHeaderDirected) unmarshal(b []byte) {
 	x.MgmtClass = b[1]
 	x.ClassVersion = b[2]
 	x.Method = b[3]
-	x.D = (b[4] >> 7) & 0x1
+	x.D = b[4] >> 7
 	x.Status = (uint16(b[4])<<8 | uint16(b[5])) & 0x7fff
 	x.HopPointer = b[6]
 	x.HopCount = b[7]
@@ -2937,20 +2937,20 @@ func (x *MCMemberRecord) unmarshal(b []byte) {
 	copy(x.PortGID[:], b[16:32])
 	x.QKey = binary.BigEndian.Uint32(b[32:])
 	x.MLID = binary.BigEndian.Uint16(b[36:])
-	x.MTUSelector = (b[38] >> 6) & 0x3
+	x.MTUSelector = b[38] >> 6
 	x.MTU = MTU((b[38]) & 0x3f)
 	x.TClass = b[39]
 	x.PKey = binary.BigEndian.Uint16(b[40:])
-	x.RateSelector = (b[42] >> 6) & 0x3
+	x.RateSelector = b[42] >> 6
 	x.Rate = Rate((b[42]) & 0x3f)
-	x.PacketLifeTimeSelector = (b[43] >> 6) & 0x3
+	x.PacketLifeTimeSelector = b[43] >> 6
 	x.PacketLifeTime = (b[43]) & 0x3f
-	x.SL = (b[44] >> 4) & 0xf
+	x.SL = b[44] >> 4
 	x.FlowLabel = (uint32(b[44])<<16 | uint32(b[45])<<8 | uint32(b[46])) & 0xfffff
 	x.HopLimit = b[47]
-	x.Scope = (b[48] >> 4) & 0xf
+	x.Scope = b[48] >> 4
 	x.JoinState = (b[48]) & 0xf
-	x.ProxyJoin = (b[49] >> 7) & 0x1
+	x.ProxyJoin = b[49] >> 7
 }
 
 func (x *MCMemberRecord) marshal(b []byte) {
@@ -3394,21 +3394,21 @@ func (*MultiPathRecord) Desc() *Struct { return &descMultiPathRecord }
 
 func (x *MultiPathRecord) unmarshal(b []byte) {
 	_ = b[39]
-	x.RawTraffic = (b[0] >> 7) & 0x1
+	x.RawTraffic = b[0] >> 7
 	x.FlowLabel = (uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2])) & 0xfffff
 	x.HopLimit = b[3]
 	x.TClass = b[4]
-	x.Reversible = (b[5] >> 7) & 0x1
+	x.Reversible = b[5] >> 7
 	x.NumbPath = (b[5]) & 0x7f
 	x.PKey = binary.BigEndian.Uint16(b[6:])
 	x.SL = (b[9]) & 0xf
-	x.MTUSelector = (b[10] >> 6) & 0x3
+	x.MTUSelector = b[10] >> 6
 	x.MTU = MTU((b[10]) & 0x3f)
-	x.RateSelector = (b[11] >> 6) & 0x3
+	x.RateSelector = b[11] >> 6
 	x.Rate = Rate((b[11]) & 0x3f)
-	x.PacketLifeTimeSelector = (b[12] >> 6) & 0x3
+	x.PacketLifeTimeSelector = b[12] >> 6
 	x.PacketLifeTime = (b[12]) & 0x3f
-	x.IndependenceSelector = (b[14] >> 6) & 0x3
+	x.IndependenceSelector = b[14] >> 6
 	x.SGIDCount = b[15]
 	x.DGIDCount = b[16]
 	copy(x.SDGID[:], b[24:40])
@@ -3504,7 +3504,7 @@ func (*MulticastForwardingTableRecord) Desc() *Struct { return &descMulticastFor
 func (x *MulticastForwardingTableRecord) unmarshal(b []byte) {
 	_ = b[71]
 	x.LID = binary.BigEndian.Uint16(b[0:])
-	x.Position = (b[2] >> 4) & 0xf
+	x.Position = b[2] >> 4
 	x.BlockNum = (uint16(b[2])<<8 | uint16(b[3])) & 0x1ff
 	x.MulticastForwardingTable.unmarshal(b[8:])
 }
@@ -3676,12 +3676,12 @@ func (*Notice) Desc() *Struct { return &descNotice }
 
 func (x *Notice) unmarshal(b []byte) {
 	_ = b[79]
-	x.IsGeneric = (b[0] >> 7) & 0x1
+	x.IsGeneric = b[0] >> 7
 	x.Type = (b[0]) & 0x7f
 	x.ProducerTypeVendor = (uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
 	x.TrapNumber = binary.BigEndian.Uint16(b[4:])
 	x.IssuerLID = binary.BigEndian.Uint16(b[6:])
-	x.NoticeToggle = (b[8] >> 7) & 0x1
+	x.NoticeToggle = b[8] >> 7
 	x.NoticeCount = (uint16(b[8])<<8 | uint16(b[9])) & 0x7fff
 	copy(x.DataDetails[:], b[10:64])
 	copy(x.IssuerGID[:], b[64:80])
@@ -3890,7 +3890,7 @@ func (x *NoticeTrap256) unmarshal(b []byte) {
 	x.AttributeID = binary.BigEndian.Uint16(b[8:])
 	x.AttributeModifier = binary.BigEndian.Uint32(b[10:])
 	x.MKey = binary.BigEndian.Uint64(b[14:])
-	x.DrNotice = (b[23] >> 7) & 0x1
+	x.DrNotice = b[23] >> 7
 	x.DrPathTruncated = (b[23] >> 6) & 0x1
 	x.DrHopCount = (b[23]) & 0x3f
 	copy(x.DrNoticeReturnPath[:], b[24:54])
@@ -3938,7 +3938,7 @@ func (x *NoticeTrap257) unmarshal(b []byte) {
 	x.LidAddr1 = binary.BigEndian.Uint16(b[2:])
 	x.LidAddr2 = binary.BigEndian.Uint16(b[4:])
 	x.Key = binary.BigEndian.Uint32(b[6:])
-	x.SL = (b[10] >> 4) & 0xf
+	x.SL = b[10] >> 4
 	x.Qp1 = (uint32(b[11])<<16 | uint32(b[12])<<8 | uint32(b[13]))
 	x.Qp2 = (uint32(b[15])<<16 | uint32(b[16])<<8 | uint32(b[17]))
 	copy(x.GidAddr1[:], b[18:34])
@@ -3998,7 +3998,7 @@ func (x *NoticeTrap259) unmarshal(b []byte) {
 	x.LidAddr1 = binary.BigEndian.Uint16(b[2:])
 	x.LidAddr2 = binary.BigEndian.Uint16(b[4:])
 	x.PKey = binary.BigEndian.Uint16(b[6:])
-	x.SL = (b[8] >> 4) & 0xf
+	x.SL = b[8] >> 4
 	x.Qp1 = (uint32(b[9])<<16 | uint32(b[10])<<8 | uint32(b[11]))
 	x.Qp2 = (uint32(b[13])<<16 | uint32(b[14])<<8 | uint32(b[15]))
 	copy(x.GidAddr1[:], b[16:32])
@@ -4464,23 +4464,23 @@ func (x *PathRecord) unmarshal(b []byte) {
 	copy(x.SGID[:], b[24:40])
 	x.DLID = binary.BigEndian.Uint16(b[40:])
 	x.SLID = binary.BigEndian.Uint16(b[42:])
-	x.RawTraffic = (b[44] >> 7) & 0x1
+	x.RawTraffic = b[44] >> 7
 	x.FlowLabel = (uint32(b[44])<<16 | uint32(b[45])<<8 | uint32(b[46])) & 0xfffff
 	x.HopLimit = b[47]
 	x.TClass = b[48]
-	x.Reversible = (b[49] >> 7) & 0x1
+	x.Reversible = b[49] >> 7
 	x.NumbPath = (b[49]) & 0x7f
 	x.PKey = binary.BigEndian.Uint16(b[50:])
-	x.QOSClass = ((uint16(b[52])<<8 | uint16(b[53])) >> 4) & 0xfff
+	x.QOSClass = (uint16(b[52])<<8 | uint16(b[53])) >> 4
 	x.SL = (b[53]) & 0xf
-	x.MTUSelector = (b[54] >> 6) & 0x3
+	x.MTUSelector = b[54] >> 6
 	x.MTU = MTU((b[54]) & 0x3f)
-	x.RateSelector = (b[55] >> 6) & 0x3
+	x.RateSelector = b[55] >> 6
 	x.Rate = Rate((b[55]) & 0x3f)
-	x.PacketLifeTimeSelector = (b[56] >> 6) & 0x3
+	x.PacketLifeTimeSelector = b[56] >> 6
 	x.PacketLifeTime = (b[56]) & 0x3f
 	x.Preference = b[57]
-	x.ReversePathPKeyMemberBit = (b[58] >> 6) & 0x3
+	x.ReversePathPKeyMemberBit = b[58] >> 6
 }
 
 func (x *PathRecord) marshal(b []byte) {
@@ -4555,7 +4555,7 @@ func (x *PortCounters) unmarshal(b []byte) {
 	x.PortXmitConstraintErrors = b[16]
 	x.PortRcvConstraintErrors = b[17]
 	x.CounterSelect2 = b[18]
-	x.LocalLinkIntegrityErrors = (b[19] >> 4) & 0xf
+	x.LocalLinkIntegrityErrors = b[19] >> 4
 	x.ExcessiveBufferOverrunErrors = (b[19]) & 0xf
 	x.QP1Dropped = binary.BigEndian.Uint16(b[20:])
 	x.VL15Dropped = binary.BigEndian.Uint16(b[22:])
@@ -4855,26 +4855,26 @@ func (x *PortInfo) unmarshal(b []byte) {
 	x.LinkWidthEnabled = b[29]
 	x.LinkWidthSupported = b[30]
 	x.LinkWidthActive = b[31]
-	x.LinkSpeedSupported = (b[32] >> 4) & 0xf
+	x.LinkSpeedSupported = b[32] >> 4
 	x.PortState = PortState((b[32]) & 0xf)
-	x.PortPhysicalState = PhysPortState((b[33] >> 4) & 0xf)
+	x.PortPhysicalState = PhysPortState(b[33] >> 4)
 	x.LinkDownDefaultState = (b[33]) & 0xf
-	x.MKeyProtectBits = (b[34] >> 6) & 0x3
+	x.MKeyProtectBits = b[34] >> 6
 	x.LMC = (b[34]) & 0x7
-	x.LinkSpeedActive = (b[35] >> 4) & 0xf
+	x.LinkSpeedActive = b[35] >> 4
 	x.LinkSpeedEnabled = (b[35]) & 0xf
-	x.NeighborMTU = MTU((b[36] >> 4) & 0xf)
+	x.NeighborMTU = MTU(b[36] >> 4)
 	x.MasterSMSL = (b[36]) & 0xf
-	x.VLCap = (b[37] >> 4) & 0xf
+	x.VLCap = b[37] >> 4
 	x.InitType = (b[37]) & 0xf
 	x.VLHighLimit = b[38]
 	x.VLArbitrationHighCap = b[39]
 	x.VLArbitrationLowCap = b[40]
-	x.InitTypeReply = (b[41] >> 4) & 0xf
+	x.InitTypeReply = b[41] >> 4
 	x.MTUCap = MTU((b[41]) & 0xf)
-	x.VLStallCount = (b[42] >> 5) & 0x7
+	x.VLStallCount = b[42] >> 5
 	x.HOQLife = (b[42]) & 0x1f
-	x.OperationalVLs = (b[43] >> 4) & 0xf
+	x.OperationalVLs = b[43] >> 4
 	x.PartitionEnforcementInbound = (b[43] >> 3) & 0x1
 	x.PartitionEnforcementOutbound = (b[43] >> 2) & 0x1
 	x.FilterRawInbound = (b[43] >> 1) & 0x1
@@ -4883,11 +4883,11 @@ func (x *PortInfo) unmarshal(b []byte) {
 	x.PKeyViolations = binary.BigEndian.Uint16(b[46:])
 	x.QKeyViolations = binary.BigEndian.Uint16(b[48:])
 	x.GUIDCap = b[50]
-	x.ClientReregister = (b[51] >> 7) & 0x1
+	x.ClientReregister = b[51] >> 7
 	x.MulticastPKeyTrapSuppressionEnabled = (b[51] >> 5) & 0x3
 	x.SubnetTimeOut = (b[51]) & 0x1f
 	x.RespTimeValue = (b[52]) & 0x1f
-	x.LocalPhyErrors = (b[53] >> 4) & 0xf
+	x.LocalPhyErrors = b[53] >> 4
 	x.OverrunErrors = (b[53]) & 0xf
 	x.MaxCreditHint = binary.BigEndian.Uint16(b[54:])
 	x.LinkSpeedExtActive2 = (b[56] >> 5) & 0x3
@@ -4895,7 +4895,7 @@ func (x *PortInfo) unmarshal(b []byte) {
 	x.LinkSpeedExtEnabled2 = (b[56]) & 0x7
 	x.LinkRoundTripLatency = (uint32(b[57])<<16 | uint32(b[58])<<8 | uint32(b[59]))
 	x.CapabilityMask2 = binary.BigEndian.Uint16(b[60:])
-	x.LinkSpeedExtActive = (b[62] >> 4) & 0xf
+	x.LinkSpeedExtActive = b[62] >> 4
 	x.LinkSpeedExtSupported = (b[62]) & 0xf
 	x.LinkSpeedExtEnabled = (b[63]) & 0x1f
 }
@@ -5446,7 +5446,7 @@ func (x *PortSamplesResultExtended) unmarshal(b []byte) {
 	_ = b[127]
 	x.Tag = binary.BigEndian.Uint16(b[0:])
 	x.SampleStatus = (b[3]) & 0x3
-	x.ExtendedWidth = (b[4] >> 6) & 0x3
+	x.ExtendedWidth = b[4] >> 6
 	for i := range x.Counter {
 		x.Counter[i] = binary.BigEndian.Uint64(b[8+8*i:])
 	}
@@ -5962,7 +5962,7 @@ func (x *RMPPHeader) unmarshal(b []byte) {
 	x.MADHeader.unmarshal(b[0:])
 	x.RMPPVersion = b[24]
 	x.RMPPType = b[25]
-	x.RRespTime = (b[26] >> 3) & 0x1f
+	x.RRespTime = b[26] >> 3
 	x.RMPPFlags = (b[26]) & 0x7
 	x.RMPPStatus = b[27]
 	x.Data1 = binary.BigEndian.Uint32(b[28:])
@@ -6009,7 +6009,7 @@ func (x *RMPPShortHeader) unmarshal(b []byte) {
 	x.MADHeader.unmarshal(b[0:])
 	x.RMPPVersion = b[24]
 	x.RMPPType = b[25]
-	x.RRespTime = (b[26] >> 3) & 0x1f
+	x.RRespTime = b[26] >> 3
 	x.RMPPFlags = (b[26]) & 0x7
 	x.RMPPStatus = b[27]
 }
@@ -6377,7 +6377,7 @@ func (x *SMInfo) unmarshal(b []byte) {
 	x.GUID = GUID(binary.BigEndian.Uint64(b[0:]))
 	x.SMKey = binary.BigEndian.Uint64(b[8:])
 	x.ActCount = binary.BigEndian.Uint32(b[16:])
-	x.Priority = (b[20] >> 4) & 0xf
+	x.Priority = b[20] >> 4
 	x.SMState = SMState((b[20]) & 0xf)
 }
 
@@ -6954,9 +6954,9 @@ func (x *SwitchCongestionSetting) unmarshal(b []byte) {
 	x.ControlMap = binary.BigEndian.Uint32(b[0:])
 	copy(x.VictimMask[:], b[4:36])
 	copy(x.CreditMask[:], b[36:68])
-	x.Threshold = (b[68] >> 4) & 0xf
+	x.Threshold = b[68] >> 4
 	x.PacketSize = b[69]
-	x.CSThreshold = (b[70] >> 4) & 0xf
+	x.CSThreshold = b[70] >> 4
 	x.CSReturnDelay = binary.BigEndian.Uint16(b[72:])
 	x.MarkingRate = binary.BigEndian.Uint16(b[74:])
 }
@@ -7005,12 +7005,12 @@ func (x *SwitchInfo) unmarshal(b []byte) {
 	x.DefaultPort = b[8]
 	x.DefaultMulticastPrimaryPort = b[9]
 	x.DefaultMulticastNotPrimaryPort = b[10]
-	x.LifeTimeValue = (b[11] >> 3) & 0x1f
+	x.LifeTimeValue = b[11] >> 3
 	x.PortStateChange = (b[11] >> 2) & 0x1
 	x.OptimizedSLtoVLMappingProgramming = (b[11]) & 0x3
 	x.LIDsPerPort = binary.BigEndian.Uint16(b[12:])
 	x.PartitionEnforcementCap = binary.BigEndian.Uint16(b[14:])
-	x.InboundEnforcementCap = (b[16] >> 7) & 0x1
+	x.InboundEnforcementCap = b[16] >> 7
 	x.OutboundEnforcementCap = (b[16] >> 6) & 0x1
 	x.FilterRawInboundCap = (b[16] >> 5) & 0x1
 	x.FilterRawOutboundCap = (b[16] >> 4) & 0x1
@@ -7139,7 +7139,7 @@ func (*SwitchPortCongestionSettingElement) Desc() *Struct {
 
 func (x *SwitchPortCongestionSettingElement) unmarshal(b []byte) {
 	_ = b[3]
-	x.Valid = (b[0] >> 7) & 0x1
+	x.Valid = b[0] >> 7
 	x.ControlType = (b[0] >> 6) & 0x1
 	x.Threshold = (b[0]) & 0xf
 	x.PacketSize = b[1]

@@ -125,7 +125,9 @@ func loadExpr(o, w int, T, idx string) (string, error) {
 	if sh > 0 {
 		v = fmt.Sprintf("%s>>%d", v, sh)
 	}
-	if w < ubits {
+	if w < ubits && o%8 != 0 {
+		// Bits above the field were loaded too; a field that starts at
+		// the top of its first byte has none above it.
 		v = fmt.Sprintf("(%s)&%#x", v, uint64(1)<<w-1)
 	}
 	if T == ut {
