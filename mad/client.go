@@ -463,7 +463,7 @@ func (c *Client) Do(ctx context.Context, req Request) (*Reply, error) {
 		}
 	}
 	x := &exchange{
-		c: c, ctx: ctx, name: name, attr: aname, target: req.Target.String(),
+		c: c, ctx: ctx, name: name, attr: aname, tgt: req.Target,
 		class: class, ci: ci, agent: agent, addr: addr, tid: tid,
 		timeout: timeout, tries: tries, request: mad,
 	}
@@ -531,7 +531,8 @@ type exchange struct {
 	ctx     context.Context
 	name    string
 	attr    string
-	target  string
+	tgt     Target
+	target  string // tgt.String(), made when a message or trace needs it
 	class   iba.Class
 	ci      classInfo
 	agent   int
@@ -542,11 +543,25 @@ type exchange struct {
 	request []byte
 }
 
+// tname names the target; building the name costs, so it waits until an
+// error or a trace needs it.
+func (x *exchange) tname() string {
+	if x.target == "" {
+		x.target = x.tgt.String()
+	}
+	return x.target
+}
+
 func (x *exchange) key() matchKey { return matchKey{uint8(x.class), uint32(x.tid)} }
 
 func (x *exchange) run() (*Reply, error) {
 	c := x.c
-	w := &call{ch: make(chan event, 4*RMPPWindow)}
+	// A reply is one packet; an RMPP transfer brings a window of segments.
+	depth := 4
+	if x.ci.rmpp {
+		depth = 4 * RMPPWindow
+	}
+	w := &call{ch: make(chan event, depth)}
 	c.mu.Lock()
 	c.pending[x.key()] = w
 	c.mu.Unlock()
@@ -563,7 +578,9 @@ func (x *exchange) run() (*Reply, error) {
 	start := time.Now()
 	for try := 1; try <= x.tries; try++ {
 		if try > 1 {
-			c.emit(TraceEvent{Kind: TraceRetry, RPC: x.name, Attr: x.attr, Target: x.target, Try: try, MAD: first, Addr: x.addr, Err: last})
+			if c.trace != nil {
+				c.emit(TraceEvent{Kind: TraceRetry, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: first, Addr: x.addr, Err: last})
+			}
 		}
 		if segmented {
 			segs := segment(x.request, x.ci.dataOff)
@@ -590,12 +607,14 @@ func (x *exchange) run() (*Reply, error) {
 				select {
 				case <-time.After(busyWait):
 				case <-x.ctx.Done():
-					return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.target, x.ctx.Err())
+					return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.tname(), x.ctx.Err())
 				}
 				busyWait = min(2*busyWait, x.timeout)
 				continue
 			}
-			c.emit(TraceEvent{Kind: TraceReply, RPC: x.name, Attr: x.attr, Target: x.target, Try: try, MAD: rep.MAD, Addr: rep.Addr, Elapsed: time.Since(start)})
+			if c.trace != nil {
+				c.emit(TraceEvent{Kind: TraceReply, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: rep.MAD, Addr: rep.Addr, Elapsed: time.Since(start)})
+			}
 			if rep.Status != 0 {
 				return rep, x.statusError(rep)
 			}
@@ -609,22 +628,24 @@ func (x *exchange) run() (*Reply, error) {
 			last = tt.cause
 		}
 	}
-	return nil, &TimeoutError{RPC: x.name, Attr: x.attr, Target: x.target, Tries: x.tries, Timeout: x.timeout, Last: last, Request: first}
+	return nil, &TimeoutError{RPC: x.name, Attr: x.attr, Target: x.tname(), Tries: x.tries, Timeout: x.timeout, Last: last, Request: first}
 }
 
 func (x *exchange) statusError(rep *Reply) *StatusError {
 	return &StatusError{
 		RPC: x.name, Attr: x.attr, Class: x.class, Method: iba.Method(x.request[offMethod]),
-		AttrID: binary.BigEndian.Uint16(x.request[offAttrID:]), Target: x.target,
+		AttrID: binary.BigEndian.Uint16(x.request[offAttrID:]), Target: x.tname(),
 		Status: rep.Status, Request: rep.Request, Reply: rep.MAD,
 	}
 }
 
 func (x *exchange) send(b []byte, try int) error {
 	p := &Packet{Agent: x.agent, Addr: x.addr, MAD: b, Timeout: x.timeout}
-	x.c.emit(TraceEvent{Kind: TraceSend, RPC: x.name, Attr: x.attr, Target: x.target, Try: try, MAD: b, Addr: x.addr})
+	if x.c.trace != nil {
+		x.c.emit(TraceEvent{Kind: TraceSend, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: b, Addr: x.addr})
+	}
 	if err := x.c.t.Send(x.ctx, p); err != nil {
-		return fmt.Errorf("%s %s to %s: sending: %w", x.name, x.attr, x.target, err)
+		return fmt.Errorf("%s %s to %s: sending: %w", x.name, x.attr, x.tname(), err)
 	}
 	return nil
 }
@@ -650,12 +671,14 @@ func (x *exchange) await(w *call, try int, start time.Time) (*Reply, error) {
 			if ra != nil {
 				ra.abort(RMPPStatusUnspecified)
 			}
-			return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.target, x.ctx.Err())
+			return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.tname(), x.ctx.Err())
 		case <-c.dead:
-			return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.target, c.rdErr)
+			return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.tname(), c.rdErr)
 		case <-timer.C:
 			if ra == nil {
-				c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.target, Try: try, MAD: x.request, Addr: x.addr, Elapsed: time.Since(start)})
+				if c.trace != nil {
+					c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: x.request, Addr: x.addr, Elapsed: time.Since(start)})
+				}
 				return nil, &tryTimeout{}
 			}
 			// A transfer under way: prompt the sender with our last ACK
@@ -663,8 +686,10 @@ func (x *exchange) await(w *call, try int, start time.Time) (*Reply, error) {
 			idle++
 			if idle >= x.tries {
 				ra.abort(RMPPStatusTotalTimeout)
-				c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.target, Try: try, MAD: x.request, Addr: x.addr, Elapsed: time.Since(start)})
-				return nil, &TimeoutError{RPC: x.name, Attr: x.attr, Target: x.target, Tries: idle, Timeout: x.timeout,
+				if c.trace != nil {
+					c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: x.request, Addr: x.addr, Elapsed: time.Since(start)})
+				}
+				return nil, &TimeoutError{RPC: x.name, Attr: x.attr, Target: x.tname(), Tries: idle, Timeout: x.timeout,
 					Last: fmt.Errorf("RMPP transfer stalled after %d segments", ra.expected-1), Request: x.request}
 			}
 			ra.ack()
@@ -674,7 +699,9 @@ func (x *exchange) await(w *call, try int, start time.Time) (*Reply, error) {
 			if p.Err != nil {
 				// The transport dropped our request (ibsim's status 110,
 				// the kernel's ETIMEDOUT): this try is over.
-				c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.target, Try: try, MAD: x.request, Addr: x.addr, Err: p.Err, Elapsed: time.Since(start)})
+				if c.trace != nil {
+					c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: x.request, Addr: x.addr, Err: p.Err, Elapsed: time.Since(start)})
+				}
 				if ra == nil {
 					return nil, &tryTimeout{cause: p.Err}
 				}
@@ -686,7 +713,7 @@ func (x *exchange) await(w *call, try int, start time.Time) (*Reply, error) {
 			}
 			switch r.typ {
 			case RMPPTypeStop, RMPPTypeAbort:
-				return nil, &RMPPError{RPC: x.name, Target: x.target, Type: r.typ, Status: r.status, Request: x.request, Reply: p.MAD}
+				return nil, &RMPPError{RPC: x.name, Target: x.tname(), Type: r.typ, Status: r.status, Request: x.request, Reply: p.MAD}
 			case RMPPTypeData:
 			default:
 				continue
