@@ -141,3 +141,4 @@ for r in "${ROWS[@]}"; do
 	read -r -a args <<<"$rest"
 	run_row "$name" "$server" "$topo" "$latency" "${args[@]}"
 done
+(( $# )) || bash scripts/bench/ibnetdiscover.sh # ibnetdiscover: rows (a), (b), (c) of its own, run when no row is named

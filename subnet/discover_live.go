@@ -22,12 +22,16 @@ type liveSource struct {
 	sch    *sched.Scheduler
 
 	mu       sync.Mutex
-	answers  map[string]*answer
-	expanded map[iba.GUID]bool       // nodes whose attributes were sent for
-	infoAt   map[string]iba.NodeInfo // NodeInfo by route key
-	port0At  map[string]iba.PortInfo // a switch's port 0 PortInfo by route key
-	lidOf    map[iba.GUID]uint16
-	sent     int
+	answers  map[queryID]*answer
+	expanded map[iba.GUID]bool // CAs whose description was asked
+	// What predictions need of a node, by GUID: its NodeInfo (the
+	// fields used do not depend on the path it came by) and a switch's
+	// port 0 PortInfo (its capabilities).
+	info  map[iba.GUID]iba.NodeInfo
+	port0 map[iba.GUID]iba.PortInfo
+	lidOf map[iba.GUID]uint16
+	keys  map[iba.GUID]string // sched keys, made once per node
+	sent  int
 }
 
 type liveStats struct{ sent, peak int }
@@ -36,11 +40,12 @@ func newLiveSource(ctx context.Context, m MADDoer, opt DiscoverOptions) *liveSou
 	cctx, cancel := context.WithCancel(ctx)
 	l := &liveSource{
 		m: m, opt: opt, ctx: cctx, cancel: cancel,
-		answers:  map[string]*answer{},
+		answers:  map[queryID]*answer{},
 		expanded: map[iba.GUID]bool{},
-		infoAt:   map[string]iba.NodeInfo{},
-		port0At:  map[string]iba.PortInfo{},
+		info:     map[iba.GUID]iba.NodeInfo{},
+		port0:    map[iba.GUID]iba.PortInfo{},
 		lidOf:    map[iba.GUID]uint16{},
+		keys:     map[iba.GUID]string{},
 	}
 	l.sch = sched.New(cctx, sched.Options{
 		MaxInFlight: opt.MaxInFlight,
@@ -59,8 +64,6 @@ func (l *liveSource) finish() liveStats {
 	return liveStats{sent: l.sent, peak: l.sch.Stats().PeakInFlight}
 }
 
-func routeKey(path DRPath, lid uint16) string { return fmt.Sprintf("%d:%s", lid, path) }
-
 func (l *liveSource) ask(q query, target iba.GUID) *answer {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -69,18 +72,25 @@ func (l *liveSource) ask(q query, target iba.GUID) *answer {
 
 // sendLocked returns the answer for q, sending q if it was not sent yet.
 func (l *liveSource) sendLocked(q query, target iba.GUID) *answer {
-	k := q.key()
+	k := q.id()
 	if a := l.answers[k]; a != nil {
 		return a
 	}
 	a := &answer{done: make(chan struct{})}
 	l.answers[k] = a
 	l.sent++
-	key := "path " + routeKey(q.path, q.lid)
+	// The per-node limit applies per target node; a NodeInfo probe's
+	// target is unknown, so it is limited per route (which is one SMP).
+	key := "path " + k.path
 	if target != 0 {
-		key = target.String()
+		if key = l.keys[target]; key == "" {
+			key = target.String()
+			l.keys[target] = key
+		}
 	}
-	name := fmt.Sprintf("SubnGet(%s) mod %d at %s", attrLabel(q.attr), q.mod, q.path)
+	// The walk records failures itself; sched's name is for its errors,
+	// which nobody reads here, so it stays a constant.
+	name := attrLabel(q.attr)
 	ok := l.sch.Submit(key, name, func(ctx context.Context) error {
 		data, err := l.get(ctx, q, target)
 		if err == nil {
@@ -89,14 +99,14 @@ func (l *liveSource) sendLocked(q query, target iba.GUID) *answer {
 		a.err = err
 		close(a.done)
 		if err == nil && !l.opt.NoPrefetch {
-			l.predict(q, data)
+			l.predict(q, target, data)
 		}
 		return err
 	})
 	if !ok {
-		a.err = fmt.Errorf("%s: %w", name, context.Canceled)
+		a.err = fmt.Errorf("SubnGet(%s) mod %d at %s: %w", name, q.mod, q.path, context.Canceled)
 		if err := l.ctx.Err(); err != nil {
-			a.err = fmt.Errorf("%s: %w", name, err)
+			a.err = fmt.Errorf("SubnGet(%s) mod %d at %s: %w", name, q.mod, q.path, err)
 		}
 		close(a.done)
 	}
@@ -154,13 +164,26 @@ func (l *liveSource) do(ctx context.Context, q query, rt mad.Route) ([AttrSize]b
 	return out, nil
 }
 
-// predict sends what the walk will ask once it reaches this reply.
-func (l *liveSource) predict(q query, data [AttrSize]byte) {
+// expandSwitch sends the PortInfo of every port of a switch the walk has
+// just met at q's route (it asks port 0 itself and would ask the others
+// once that answers). ByLID waits for port 0, whose LID routes the rest.
+func (l *liveSource) expandSwitch(q query, guid iba.GUID, numPorts int) {
+	if l.opt.NoPrefetch || l.opt.Method == ByLID {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	rk := routeKey(q.path, q.lid)
-	at := func(attr uint16, mod uint32, target iba.GUID) {
-		l.sendLocked(query{path: q.path, lid: q.lid, attr: attr, mod: mod}, target)
+	for i := 1; i <= numPorts; i++ {
+		l.sendLocked(query{path: q.path, lid: q.lid, attr: iba.AttrIDPortInfo, mod: uint32(i)}, guid)
+	}
+}
+
+// predict sends what the walk will ask once it reaches this reply.
+func (l *liveSource) predict(q query, target iba.GUID, data [AttrSize]byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	at := func(attr uint16, mod uint32, guid iba.GUID) {
+		l.sendLocked(query{path: q.path, lid: q.lid, attr: attr, mod: mod}, guid)
 	}
 	switch q.attr {
 	case iba.AttrIDNodeInfo:
@@ -168,28 +191,26 @@ func (l *liveSource) predict(q query, data [AttrSize]byte) {
 		if ni.Unmarshal(data[:]) != nil {
 			return
 		}
-		l.infoAt[rk] = ni
+		l.info[ni.NodeGUID] = ni
 		isSwitch := ni.NodeType == iba.NodeTypeSwitch
 		if !isSwitch {
 			// The walk reads a CA's port on every path that reaches it.
 			at(iba.AttrIDPortInfo, uint32(ni.LocalPortNum), ni.NodeGUID)
 		}
-		if l.expanded[ni.NodeGUID] {
+		// A switch is reached by many paths (a spine from every leaf),
+		// and the walk reads it at the first of them in its own order,
+		// which the order replies arrive in does not tell: expanding it
+		// at the first path to answer wasted 40% of the SMPs on a fat
+		// tree. The walk itself says when it meets a new switch
+		// (expandSwitch). A CA is nearly always reached by one path, and
+		// its description is one SMP: read it at once.
+		if isSwitch || l.expanded[ni.NodeGUID] {
 			return
 		}
 		l.expanded[ni.NodeGUID] = true
 		at(iba.AttrIDNodeDescription, 0, ni.NodeGUID)
-		if isSwitch {
-			at(iba.AttrIDSwitchInfo, 0, ni.NodeGUID)
-			at(iba.AttrIDPortInfo, 0, ni.NodeGUID)
-			if l.opt.Method != ByLID {
-				for i := 1; i <= int(ni.NumPorts); i++ {
-					at(iba.AttrIDPortInfo, uint32(i), ni.NodeGUID)
-				}
-			}
-		}
 	case iba.AttrIDPortInfo:
-		ni, ok := l.infoAt[rk]
+		ni, ok := l.info[target]
 		if !ok {
 			return
 		}
@@ -202,7 +223,7 @@ func (l *liveSource) predict(q query, data [AttrSize]byte) {
 			l.lidOf[ni.NodeGUID] = pi.LID
 		}
 		if isSwitch && q.mod == 0 {
-			l.port0At[rk] = pi
+			l.port0[target] = pi
 			if l.opt.Method == ByLID {
 				for i := 1; i <= int(ni.NumPorts); i++ {
 					at(iba.AttrIDPortInfo, uint32(i), ni.NodeGUID)
@@ -220,10 +241,10 @@ func (l *liveSource) predict(q query, data [AttrSize]byte) {
 		if !l.opt.NoMlnxExtPortInfo {
 			capInfo, have := &pi, true
 			if isSwitch {
-				p0, ok := l.port0At[rk]
+				p0, ok := l.port0[target]
 				capInfo, have = &p0, ok
 			}
-			supported := mlnxExtPortInfoSupported(&Node{Info: nodeInfoBytes(ni)})
+			supported := mlnxDevice(ni.VendorID, ni.DeviceID)
 			if have && supported && pi.LinkSpeedActive == speedQDR && aggExtSpeed(capInfo, &pi) == 0 {
 				at(iba.AttrIDMlnxExtPortInfo, q.mod, ni.NodeGUID)
 			}
@@ -240,10 +261,4 @@ func (l *liveSource) predict(q query, data [AttrSize]byte) {
 		}
 		l.sendLocked(query{path: q.path.Extend(uint8(q.mod)), lid: q.lid, attr: iba.AttrIDNodeInfo}, ni.NodeGUID)
 	}
-}
-
-func nodeInfoBytes(ni iba.NodeInfo) [AttrSize]byte {
-	var b [AttrSize]byte
-	_ = ni.MarshalTo(b[:])
-	return b
 }

@@ -148,6 +148,11 @@ func TestDiscoverOrderIndependent(t *testing.T) {
 		if rep.Queries != want.MADs || len(rep.Failures) != 0 {
 			t.Errorf("seed %d: %d queries (want %d), failures %v", seed, rep.Queries, want.MADs, rep.Failures)
 		}
+		// Prefetching follows the walk's own paths: nothing is sent
+		// that the walk does not use, whatever order replies come in.
+		if rep.Sent != rep.Queries || par.calls != rep.Queries {
+			t.Errorf("seed %d: %d SMPs sent (%d calls) for %d queries", seed, rep.Sent, par.calls, rep.Queries)
+		}
 		if par.peak < 4 || par.peak > 32 {
 			t.Errorf("seed %d: peak %d SMPs in flight, want between 4 and the limit 32", seed, par.peak)
 		}
