@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/rdmakit/rdmakit/iba"
@@ -19,9 +20,12 @@ import (
 // as a real switch's management processor drops what it cannot hold.
 // Loss drops that percentage of all MADs sent, anywhere.
 //
-// The built-in SM's own sweeps are not delayed. Delays are timers, not
-// spinning goroutines: a fabric with a million MADs in flight holds a
-// million timers and no CPU.
+// The built-in SM's own sweeps are not delayed. Delayed MADs wait in one
+// queue ordered by due time (see after), not on a timer each: a fabric
+// with a million MADs in flight holds a million queue entries, one timer
+// and no CPU, and MADs due at the same time are delivered in the order
+// they were sent, as a link delivers them (IBA 9.7.7: in order on a path),
+// which RMPP transfers rely on.
 type Latency struct {
 	Hop        time.Duration // per link crossed
 	SMA        time.Duration // per SMP a node's SMA answers
@@ -179,4 +183,132 @@ func (f *Fabric) trap128(n int32) {
 	if out == request {
 		f.finish(to, out, m)
 	}
+}
+
+// epoch is the zero of the monotonic clock the delivery queue runs on.
+var epoch = time.Now()
+
+// dueMAD is a delayed delivery: run fn at due (nanoseconds since epoch);
+// seq breaks ties in the order of sending.
+type dueMAD struct {
+	due int64
+	seq uint64
+	fn  func()
+}
+
+func (a dueMAD) before(b dueMAD) bool { return a.due < b.due || a.due == b.due && a.seq < b.seq }
+
+// deliveryQueue is the latency model's queue: a min-heap by due time and
+// sending order, drained by one goroutine that exists while the heap is
+// not empty. Every entry due is run on each wake, so MADs due together
+// reach their attachments together (and leave a server's socket in one
+// batch).
+type deliveryQueue struct {
+	mu      sync.Mutex
+	heap    []dueMAD
+	seq     uint64
+	running bool
+	kick    chan struct{} // an entry earlier than the one waited for
+}
+
+// deliveries serves every fabric: entries carry what they deliver.
+var deliveries = &deliveryQueue{kick: make(chan struct{}, 1)}
+
+// after runs fn once d has passed, and after every fn given before it
+// with the same due time.
+func after(d time.Duration, fn func()) { deliveries.add(d, fn) }
+
+func (q *deliveryQueue) add(d time.Duration, fn func()) {
+	due := int64(time.Since(epoch) + d)
+	q.mu.Lock()
+	q.seq++
+	q.push(dueMAD{due, q.seq, fn})
+	first := q.heap[0].seq == q.seq
+	start := !q.running
+	q.running = true
+	q.mu.Unlock()
+	switch {
+	case start:
+		go q.run()
+	case first:
+		select {
+		case q.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (q *deliveryQueue) run() {
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	var due []func()
+	for {
+		q.mu.Lock()
+		now := int64(time.Since(epoch))
+		for len(q.heap) > 0 && q.heap[0].due <= now {
+			due = append(due, q.pop().fn)
+		}
+		if len(q.heap) == 0 && len(due) == 0 {
+			q.running = false
+			q.mu.Unlock()
+			return
+		}
+		wait := time.Duration(-1)
+		if len(q.heap) > 0 {
+			wait = time.Duration(q.heap[0].due - now)
+		}
+		q.mu.Unlock()
+		for i, fn := range due {
+			fn()
+			due[i] = nil
+		}
+		due = due[:0]
+		if wait < 0 {
+			continue // nothing waits: look again, and stop if still so
+		}
+		t.Reset(wait)
+		select {
+		case <-t.C:
+		case <-q.kick:
+		}
+	}
+}
+
+func (q *deliveryQueue) push(x dueMAD) {
+	h := append(q.heap, x)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].before(h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+	q.heap = h
+}
+
+func (q *deliveryQueue) pop() dueMAD {
+	h := q.heap
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = dueMAD{}
+	h = h[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && h[l].before(h[m]) {
+			m = l
+		}
+		if r < n && h[r].before(h[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	q.heap = h
+	return top
 }

@@ -140,9 +140,9 @@ func (a *saServer) paths(v *smView, q []byte, mask uint64, d *iba.Struct, emit f
 			}
 			return []int32{v.byLID[lid]}, []uint16{lid}, nil
 		}
-		if len(v.ports) > saMaxWorld {
-			return nil, nil, errSA(mad.SAReqInsufficientComponents)
-		}
+		// Every port: a "half world" query (the other side named) is
+		// answered whatever the subnet's size, as OpenSM answers it; the
+		// whole world is bounded below.
 		idx := make([]int32, len(v.ports))
 		lids := make([]uint16, len(v.ports))
 		for i := range v.ports {
@@ -160,6 +160,13 @@ func (a *saServer) paths(v *smView, q []byte, mask uint64, d *iba.Struct, emit f
 	}
 	if len(src) > 1 && len(dst) > 1 && len(v.ports) > saMaxWorld {
 		return errSA(mad.SAReqInsufficientComponents)
+	}
+	// NumbPath (IBA 15.2.5.16) caps the paths per pair; each pair has one
+	// here (base LIDs), which any NumbPath of 1 or more allows. infiniband-
+	// diags' ibqueryerrors asks with NumbPath 1 and Reversible 1 for the SL
+	// to every destination.
+	if m.has("numbPath") && pq.NumbPath == 0 {
+		return nil
 	}
 	rec := make([]byte, d.Size)
 	gidOf := func(p *viewPort) iba.GID {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/rdmakit/rdmakit/mad"
 )
@@ -223,7 +222,7 @@ func (f *Fabric) finish(to int32, out outcome, m *msg) bool {
 	}
 	pkt := t.att.packet(t, m)
 	node := m.agentNode
-	time.AfterFunc(d, func() {
+	after(d, func() {
 		t.att.enqueue(pkt)
 		if node >= 0 {
 			f.nodes[node].queued.Add(-1)

@@ -11,7 +11,16 @@
 // the client, requests for a node going to its "issm" client) and departs
 // from it where ibsim hurts: a client that is not listening yet gets an
 // error instead of killing the server, more than ten clients may connect,
-// and any CA port can be attached to.
+// and any CA port can be attached to. Like ibsim, it gives a client that
+// does no RMPP of its own (libumad2sim) only the first segment of an RMPP
+// transfer; package ibsim's clients, which acknowledge segments, get whole
+// tables.
+//
+// Each client has a reader, which hands every request to the fabric (which
+// answers it at once, or later with the latency model on), and a writer;
+// on Linux both move every datagram queued in one recvmmsg(2) or
+// sendmmsg(2) call, so a client with many MADs in flight costs two system
+// calls per batch rather than per MAD.
 //
 // In DESIGN.md's layers this is the second way into package sim, beside the
 // in-process transport; cmd/fabricsim serves with it.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rdmakit/rdmakit/iba"
@@ -50,12 +51,19 @@ type client struct {
 	port   int
 	issm   bool
 	conn   net.Conn
+	io     *batchIO
 	data   *sim.Attachment
 	ctl    *sim.Attachment
 	ctlAg  int
 	cancel context.CancelFunc
 	mu     sync.Mutex
 	agents map[uint8]int
+	// rmpp is set once the client sends an RMPP MAD (an ACK): it does
+	// RMPP itself, as package ibsim's users do. Until then it is taken to
+	// be libumad2sim, which has none (see passRMPP); segs1 are the
+	// transfers whose first segment it was given (toClient's alone).
+	rmpp  atomic.Bool
+	segs1 map[uint64]struct{}
 }
 
 // Listen opens the control socket. Serve then answers clients.
@@ -309,6 +317,9 @@ func (c *client) open(ctx context.Context, id uint32, from net.Addr) error {
 		return fmt.Errorf("connecting to the client's data socket: %w", err)
 	}
 	c.conn = conn
+	if c.io, err = newBatchIO(conn, batchSize); err != nil {
+		return err
+	}
 	t, err := s.f.Attach(c.node, c.port)
 	if err != nil {
 		return err
@@ -454,45 +465,69 @@ func (c *client) agent(class, version uint8) (int, error) {
 	return id, nil
 }
 
+// batchSize bounds the datagrams read or written in one system call.
+const batchSize = 64
+
 // fromClient carries the client's MADs into the fabric, bouncing those the
 // fabric drops with status 110 as ibsim does (libibnetdisc waits for every
-// reply without a timer of its own).
+// reply without a timer of its own). It reads every datagram queued at
+// once and hands each to the fabric, which answers it before the next.
 func (c *client) fromClient() {
 	defer c.s.wg.Done()
 	defer c.close()
-	buf := make([]byte, 512)
+	bufs := make([][]byte, batchSize)
+	for i := range bufs {
+		// Room past a request: a longer datagram shows as such and is
+		// ignored, as ibsim ignores it.
+		bufs[i] = make([]byte, 2*reqSize)
+	}
+	sizes := make([]int, batchSize)
 	for {
-		n, err := c.conn.Read(buf)
+		n, err := c.io.read(bufs, sizes)
 		if err != nil {
 			return
 		}
-		if n != reqSize {
-			continue
-		}
-		r := parseRequest(buf)
-		b := buf[reqMAD:reqSize]
-		if b[0] != 1 {
-			c.bounce(buf, r)
-			continue
-		}
-		ag, err := c.agent(b[1], b[2])
-		if err != nil {
-			c.bounce(buf, r)
-			continue
-		}
-		addr := mad.Addr{LID: r.dlid, QPN: r.dqp}
-		if r.dqp != 0 {
-			addr.QKey = mad.QP1QKey
-		}
-		ok, err := c.data.SendChecked(context.Background(), &mad.Packet{Agent: ag, Addr: addr, MAD: b})
-		if errors.Is(err, mad.ErrClosed) {
-			return
-		}
-		method := b[3]
-		if (err != nil || !ok) && method&0x80 == 0 && method != 0x07 {
-			c.bounce(buf, r)
+		for i := 0; i < n; i++ {
+			if sizes[i] != reqSize {
+				continue
+			}
+			if !c.request(bufs[i]) {
+				return
+			}
 		}
 	}
+}
+
+// request hands one request datagram to the fabric; false when the
+// attachment is closed.
+func (c *client) request(buf []byte) bool {
+	r := parseRequest(buf)
+	b := buf[reqMAD:reqSize]
+	if rmppActive(b) {
+		c.rmpp.Store(true)
+	}
+	if b[0] != 1 {
+		c.bounce(buf, r)
+		return true
+	}
+	ag, err := c.agent(b[1], b[2])
+	if err != nil {
+		c.bounce(buf, r)
+		return true
+	}
+	addr := mad.Addr{LID: r.dlid, QPN: r.dqp}
+	if r.dqp != 0 {
+		addr.QKey = mad.QP1QKey
+	}
+	ok, err := c.data.SendChecked(context.Background(), &mad.Packet{Agent: ag, Addr: addr, MAD: b})
+	if errors.Is(err, mad.ErrClosed) {
+		return false
+	}
+	method := b[3]
+	if (err != nil || !ok) && method&0x80 == 0 && method != 0x07 {
+		c.bounce(buf, r)
+	}
+	return true
 }
 
 func (c *client) bounce(buf []byte, r request) {
@@ -506,26 +541,89 @@ func (c *client) bounce(buf []byte, r request) {
 	c.conn.Write(buf[:reqSize])
 }
 
-// toClient writes the fabric's MADs for the client to its data socket.
+// toClient writes the fabric's MADs for the client to its data socket:
+// every MAD waiting when it wakes goes out in one system call.
 func (c *client) toClient(ctx context.Context) {
 	defer c.s.wg.Done()
-	out := make([]byte, reqSize)
+	out := make([][]byte, batchSize)
+	for i := range out {
+		out[i] = make([]byte, reqSize)
+	}
+	// A context that is over: Recv returns what is queued, never waits.
+	now, cancel := context.WithCancel(context.Background())
+	cancel()
 	for {
 		p, err := c.data.Recv(ctx)
 		if err != nil {
 			return
 		}
 		lp, _ := c.data.LocalPort(ctx)
-		r := request{dlid: lp.LID, slid: p.Addr.LID, dqp: 1, sqp: p.Addr.QPN}
-		if cl := p.MAD[1]; cl == 0x01 || cl == 0x81 {
-			r.dqp = 0
+		n := 0
+		for p != nil {
+			if !c.passRMPP(p.MAD) {
+				p, _ = c.data.Recv(now)
+				continue
+			}
+			r := request{dlid: lp.LID, slid: p.Addr.LID, dqp: 1, sqp: p.Addr.QPN}
+			if cl := p.MAD[1]; cl == 0x01 || cl == 0x81 {
+				r.dqp = 0
+			}
+			r.marshal(out[n])
+			copy(out[n][reqMAD:], p.MAD)
+			clear(out[n][reqMAD+len(p.MAD):])
+			n++
+			p = nil
+			if n < batchSize {
+				p, _ = c.data.Recv(now)
+			}
 		}
-		r.marshal(out)
-		copy(out[reqMAD:], p.MAD)
-		if _, err := c.conn.Write(out); err != nil {
+		if n == 0 {
+			continue
+		}
+		if err := c.io.write(out[:n]); err != nil {
 			// The client is gone (ibsim frees the slot the same way).
 			c.close()
 			return
 		}
 	}
+}
+
+// RMPP header (IBA 13.6.2.1) in a MAD: version, type, flags, segment.
+const (
+	offRMPPVersion = 24
+	offRMPPType    = 25
+	offRMPPFlags   = 26
+	offRMPPSeg     = 28
+	rmppTypeData   = 1
+	rmppFlagActive = 0x01
+)
+
+func rmppActive(b []byte) bool {
+	return len(b) > offRMPPSeg+4 && b[offRMPPVersion] == 1 && b[offRMPPFlags]&rmppFlagActive != 0
+}
+
+// passRMPP says whether a MAD for the client goes out. A client that has
+// never sent an RMPP MAD is libumad2sim, which has no RMPP: it gets the
+// first segment of a transfer once, as ibsim gives it (a table cut to its
+// first segment), and nothing more of it. More would be the sender's
+// retransmissions of that segment (no ACK ever comes) and its final
+// ABORT, arriving after the program has closed its agent for the class:
+// libumad2sim 0.10 dereferences a NULL pointer for a MAD of a class with
+// no agent, and infiniband-diags' ibqueryerrors crashed so.
+func (c *client) passRMPP(b []byte) bool {
+	if c.rmpp.Load() || !rmppActive(b) {
+		return true
+	}
+	if b[offRMPPType] != rmppTypeData || binary.BigEndian.Uint32(b[offRMPPSeg:]) != 1 {
+		return false
+	}
+	tid := binary.BigEndian.Uint64(b[8:16])
+	if _, seen := c.segs1[tid]; seen {
+		return false
+	}
+	if c.segs1 == nil || len(c.segs1) >= 4096 {
+		c.segs1 = map[uint64]struct{}{}
+	}
+	c.segs1[tid] = struct{}{}
+	return true
 }
