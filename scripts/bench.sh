@@ -27,10 +27,7 @@ ROWS=(
 	# ibsim: 2000 nodes, no latency (ours must be no slower).
 	"ibqueryerrors-ibsim    ibsim      leafspine:leaves=50,spines=8,hosts=38,uplinks=8    -    ibqueryerrors"
 	# fabricsim: 10,000 nodes with latency (ours must be 20x faster).
-	# --skip-sl: fabricsim's SA refuses the C tool's PathRecord table
-	# query (SGID, NumbPath, Reversible), and the C tool then stops
-	# before reading any counter; SLs change nothing in the output.
-	"ibqueryerrors-latency  fabricsim  leafspine:leaves=250,spines=20,hosts=40,uplinks=20  hop=1us,sma=20us,agent=20us  ibqueryerrors --skip-sl"
+	"ibqueryerrors-latency  fabricsim  leafspine:leaves=250,spines=20,hosts=40,uplinks=20  hop=1us,sma=20us,agent=20us  ibqueryerrors"
 )
 
 RUNS=${BENCH_RUNS:-3}
