@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"syscall"
 	"unsafe"
+
+	"github.com/rdmakit/rdmakit/iba"
 )
 
 // QPType is a transport service (IBA 9.8.1).
@@ -67,24 +69,18 @@ func (s QPState) String() string {
 	return fmt.Sprintf("QP state %d", int(s))
 }
 
-// MTU is a path MTU code (IBA 14.2.5.6 NeighborMTU): 1 = 256 bytes ... 5 = 4096.
-type MTU int
+// MTU is a path MTU code (IBA 14.2.5.6 NeighborMTU); the verbs use the
+// IBA's codes, 1 = 256 bytes ... 5 = 4096.
+type MTU = iba.MTU
 
+// The MTU codes, as libibverbs names them (IBV_MTU_256 ...).
 const (
-	MTU256  MTU = C.IBV_MTU_256
-	MTU512  MTU = C.IBV_MTU_512
-	MTU1024 MTU = C.IBV_MTU_1024
-	MTU2048 MTU = C.IBV_MTU_2048
-	MTU4096 MTU = C.IBV_MTU_4096
+	MTU256  = iba.MTU256
+	MTU512  = iba.MTU512
+	MTU1024 = iba.MTU1024
+	MTU2048 = iba.MTU2048
+	MTU4096 = iba.MTU4096
 )
-
-// Bytes is the MTU in bytes; 0 for an invalid code.
-func (m MTU) Bytes() int {
-	if m < MTU256 || m > MTU4096 {
-		return 0
-	}
-	return 128 << int(m)
-}
 
 // MTUOf gives the code of an MTU in bytes.
 func MTUOf(bytes int) (MTU, error) {
