@@ -192,6 +192,22 @@ type call struct {
 	ch chan event
 }
 
+// callPool recycles the calls of single-MAD RPCs: a sweep makes one per
+// MAD. The reader may still hand a late packet to a call that went back to
+// the pool (it looked the call up before the RPC ended), so await checks
+// every packet's TID.
+var callPool = sync.Pool{New: func() any { return &call{ch: make(chan event, 4)} }}
+
+func (w *call) drain() {
+	for {
+		select {
+		case <-w.ch:
+		default:
+			return
+		}
+	}
+}
+
 func (c *Client) deliver(ch chan event, p *Packet) bool {
 	select {
 	case ch <- event{p}:
@@ -561,7 +577,12 @@ func (x *exchange) run() (*Reply, error) {
 	if x.ci.rmpp {
 		depth = 4 * RMPPWindow
 	}
-	w := &call{ch: make(chan event, depth)}
+	var w *call
+	if x.ci.rmpp {
+		w = &call{ch: make(chan event, depth)}
+	} else {
+		w = callPool.Get().(*call)
+	}
 	c.mu.Lock()
 	c.pending[x.key()] = w
 	c.mu.Unlock()
@@ -569,6 +590,10 @@ func (x *exchange) run() (*Reply, error) {
 		c.mu.Lock()
 		delete(c.pending, x.key())
 		c.mu.Unlock()
+		if !x.ci.rmpp {
+			w.drain()
+			callPool.Put(w)
+		}
 	}()
 
 	first := x.request
@@ -696,6 +721,9 @@ func (x *exchange) await(w *call, try int, start time.Time) (*Reply, error) {
 			timer.Reset(x.timeout)
 		case ev := <-w.ch:
 			p := ev.p
+			if h, ok := readHeader(p.MAD); !ok || uint32(h.tid) != uint32(x.tid) {
+				continue // for an RPC that used this call before
+			}
 			if p.Err != nil {
 				// The transport dropped our request (ibsim's status 110,
 				// the kernel's ETIMEDOUT): this try is over.

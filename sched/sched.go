@@ -222,21 +222,46 @@ func (s *Scheduler) fixLocked(t *target) {
 }
 
 func (s *Scheduler) dispatchLocked() {
-	for s.running < s.opt.MaxInFlight && len(s.ready) > 0 {
-		t := s.ready[0]
-		j := t.queue[0]
-		t.queue[0] = nil
-		t.queue = t.queue[1:]
-		t.running++
-		s.running++
-		s.stats.PeakInFlight = max(s.stats.PeakInFlight, s.running)
-		s.fixLocked(t)
-		j.attempts++
+	for {
+		t, j := s.takeLocked()
+		if j == nil {
+			return
+		}
 		go s.run(t, j)
 	}
 }
 
+// takeLocked starts the next job in order if the limits allow one more:
+// the caller runs it.
+func (s *Scheduler) takeLocked() (*target, *job) {
+	if s.running >= s.opt.MaxInFlight || len(s.ready) == 0 {
+		return nil, nil
+	}
+	t := s.ready[0]
+	j := t.queue[0]
+	t.queue[0] = nil
+	t.queue = t.queue[1:]
+	t.running++
+	s.running++
+	s.stats.PeakInFlight = max(s.stats.PeakInFlight, s.running)
+	s.fixLocked(t)
+	j.attempts++
+	return t, j
+}
+
+// run runs j and then, while there is more ready work than running
+// goroutines, the next job too: a worker that stays alive keeps its grown
+// stack and costs no goroutine start per job, which on a sweep of a large
+// fabric is a good part of the CPU spent per MAD.
 func (s *Scheduler) run(t *target, j *job) {
+	for j != nil {
+		t, j = s.runOne(t, j)
+	}
+}
+
+// runOne runs one job and accounts for it; it returns the next job this
+// goroutine should run, if any.
+func (s *Scheduler) runOne(t *target, j *job) (*target, *job) {
 	err := s.call(j)
 	s.mu.Lock()
 	t.running--
@@ -245,12 +270,14 @@ func (s *Scheduler) run(t *target, j *job) {
 		s.stats.Retries++
 		s.retryLocked(j)
 		s.fixLocked(t)
+		nt, nj := s.takeLocked()
 		s.dispatchLocked()
 		s.mu.Unlock()
-		return
+		return nt, nj
 	}
 	s.finishLocked(j, err)
 	s.fixLocked(t)
+	nt, nj := s.takeLocked()
 	s.dispatchLocked()
 	done, total := s.stats.Done, s.stats.Submitted
 	s.mu.Unlock()
@@ -270,6 +297,7 @@ func (s *Scheduler) run(t *target, j *job) {
 		s.idle.Broadcast()
 	}
 	s.mu.Unlock()
+	return nt, nj
 }
 
 // call runs the job, turning a panic into one re-raised by Wait so that it
