@@ -237,6 +237,11 @@ func (s *Scheduler) takeLocked() (*target, *job) {
 	if s.running >= s.opt.MaxInFlight || len(s.ready) == 0 {
 		return nil, nil
 	}
+	if s.stopped || s.ctx.Err() != nil {
+		// stop is about to drop the queue (it runs after the context
+		// ended, on its own goroutine): start nothing more meanwhile.
+		return nil, nil
+	}
 	t := s.ready[0]
 	j := t.queue[0]
 	t.queue[0] = nil
