@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rdmakit/rdmakit/iba"
@@ -36,10 +37,26 @@ import (
 // the result. Switches are expanded at the walk's own path to them, not at
 // the first path whose reply arrives (the walk's order is not the order of
 // arrival; guessing cost 50% more SMPs on a fat tree), so that on the fat
-// trees and leaf-spines of the benchmark we send exactly libibnetdisc's
-// SMPs and no more (a CA cabled to two switches can still cost one
-// description read at the wrong path). The queries run through package
-// sched with its global and per-node limits.
+// trees and leaf-spines of the benchmark we send libibnetdisc's SMPs and
+// no more (a CA cabled to two switches can still cost one description
+// read at the wrong path). The queries run through package sched with its
+// global and per-node limits.
+//
+// Fewer, in fact: libibnetdisc probes NodeInfo through every LinkUp
+// switch port but the one it came in by, so every link between two
+// switches is probed from both ends (4,731 of the 60,542 SMPs of the
+// 10,270-node leaf-spine of the benchmark). Once a probe out of switch Y port q has found switch X
+// entered by port p, a probe out of X port p would get Y's NodeInfo
+// entered by q, which is Y's NodeInfo as already read with LocalPortNum
+// q: that answer is made from the link, not sent for. The walk sees the
+// very bytes the wire would give, in the same order, so the database, the
+// text, the caches and MADs (what libibnetdisc sends) are unchanged; only
+// what goes on the wire is less (DiscoverReport.Sent and FromLinks).
+// Only a reply makes a link known: a node that does not answer is never
+// answered for, and a later reply that says otherwise is ignored. On a
+// fabric recabled during the scan the answer is the one the first probe
+// saw, where libibnetdisc would see the new cabling; ProbeKnownLinks
+// sends every probe.
 //
 // Replies out of order are where the C tool and ours part: libibnetdisc
 // runs each callback when its reply arrives, so on a fabric whose replies
@@ -132,6 +149,11 @@ type DiscoverOptions struct {
 	// NoPrefetch sends only what the walk asks for, one FIFO step at a
 	// time in parallel batches; for measuring the prediction.
 	NoPrefetch bool
+	// ProbeKnownLinks sends every NodeInfo probe as libibnetdisc does,
+	// also through a switch port whose link to another switch a probe
+	// from the far end already found (by default such a probe is
+	// answered from the link; the result is the same).
+	ProbeKnownLinks bool
 	// MKey goes into every SMP. Timeout and Tries override the client's
 	// per MAD.
 	MKey    uint64
@@ -203,9 +225,12 @@ type DiscoverReport struct {
 	// among them are also in the subnet's Unreachable list.
 	Failures []*Failure
 	// Queries is what libibnetdisc would have sent for the same walk
-	// (Subnet.MADs, ibnetdiscover -m); Sent what was sent, predictions
-	// included; Wasted the predictions the walk did not use.
-	Queries, Sent, Wasted int
+	// (Subnet.MADs, ibnetdiscover -m); Sent what was really sent,
+	// predictions included; FromLinks the queries answered from a link
+	// already known instead (see ProbeKnownLinks), so Queries is
+	// FromLinks plus the SMPs the walk used; Wasted the predictions the
+	// walk did not use.
+	Queries, Sent, FromLinks, Wasted int
 	// PeakInFlight is the most SMPs outstanding at once.
 	PeakInFlight int
 	Elapsed      time.Duration
@@ -250,9 +275,9 @@ func Discover(ctx context.Context, m MADDoer, opt DiscoverOptions) (*Subnet, *Di
 	st := src.finish()
 	rep := &DiscoverReport{
 		Method: opt.Method, Failures: w.failures, Queries: w.queued,
-		Sent: st.sent, PeakInFlight: st.peak, Elapsed: time.Since(start),
+		Sent: st.sent, FromLinks: w.fromLinks, PeakInFlight: st.peak, Elapsed: time.Since(start),
 	}
-	rep.Wasted = max(0, rep.Sent-rep.Queries)
+	rep.Wasted = max(0, rep.Sent-(rep.Queries-rep.FromLinks))
 	return w.s, rep, err
 }
 
@@ -280,18 +305,33 @@ type queryID struct {
 func (q query) route() routeID { return routeID{q.lid, string(q.path)} }
 func (q query) id() queryID    { return queryID{q.route(), q.attr, q.mod} }
 
-// answer is a query's reply data or error, ready once done is closed.
+// answer is a query's reply data or error, ready once done is closed, or
+// for a source that is a waiter (without done) once ready is set.
 type answer struct {
-	done chan struct{}
-	data [AttrSize]byte
-	err  error
-	used bool // the walk consumed it
+	done  chan struct{}
+	ready atomic.Bool
+	data  [AttrSize]byte
+	err   error
+	// fromLink: made from a known link, not sent (liveSource).
+	fromLink bool
+	// What liveSource sent, for its job.
+	r      *route
+	target *knownNode
+	attr   uint16
+	mod    uint32
 }
 
 // source answers the walk's queries. ask must not block; the walk waits on
 // the answer's done channel.
 type source interface {
 	ask(q query, target iba.GUID) *answer
+}
+
+// waiter is a source whose answers come without a done channel (a
+// channel per query is a good part of what a query costs the walk): wait
+// returns once a is ready, or false once ctx is done first.
+type waiter interface {
+	wait(ctx context.Context, a *answer) bool
 }
 
 // expander is a source told when the walk meets a new switch, the moment
@@ -318,6 +358,7 @@ type walk struct {
 	s     *Subnet
 	queue []*task
 	head  int
+	tasks []task // where new tasks are cut from: one allocation per batch
 
 	maxHops     int // fabric.maxhops_discovered
 	initialHops int
@@ -325,11 +366,21 @@ type walk struct {
 	fromPort    int
 	queued      int
 	done        int
+	fromLinks   int
 	failures    []*Failure
 }
 
 func newWalk(src source, opt DiscoverOptions) *walk {
 	return &walk{src: src, opt: opt, s: New(), initialHops: len(opt.From)}
+}
+
+// newTask returns a task for the queue; the walk makes one per query.
+func (w *walk) newTask(q query) *task {
+	if len(w.tasks) == cap(w.tasks) {
+		w.tasks = make([]task, 0, 512)
+	}
+	w.tasks = append(w.tasks, task{q: q})
+	return &w.tasks[len(w.tasks)-1]
 }
 
 func (w *walk) enqueue(t *task) {
@@ -346,18 +397,19 @@ func (w *walk) enqueue(t *task) {
 }
 
 func (w *walk) run(ctx context.Context) error {
-	w.enqueue(&task{q: query{path: append(DRPath(nil), w.opt.From...), lid: w.opt.StartLID, attr: iba.AttrIDNodeInfo}})
+	w.enqueue(w.newTask(query{path: append(DRPath(nil), w.opt.From...), lid: w.opt.StartLID, attr: iba.AttrIDNodeInfo}))
 	for w.head < len(w.queue) {
 		t := w.queue[w.head]
 		w.queue[w.head] = nil
 		w.head++
-		select {
-		case <-t.a.done:
-		case <-ctx.Done():
+		// A query cut short by ctx ends in an error; it stops the walk.
+		if !w.wait(ctx, t.a) || t.a.err != nil && ctx.Err() != nil {
 			w.finish()
 			return fmt.Errorf("discovery stopped after %d of %d queries: %w", w.done, w.queued, ctx.Err())
 		}
-		t.a.used = true
+		if t.a.fromLink {
+			w.fromLinks++
+		}
 		w.process(t)
 		w.done++
 		if w.opt.Progress != nil {
@@ -372,6 +424,26 @@ func (w *walk) run(ctx context.Context) error {
 		return ErrNoStart
 	}
 	return nil
+}
+
+// wait returns once a is ready, or false once ctx is done first.
+func (w *walk) wait(ctx context.Context, a *answer) bool {
+	if a.done == nil {
+		return w.src.(waiter).wait(ctx, a)
+	}
+	// Most answers are in when the walk gets to them: a receive that does
+	// not block costs less than the select with ctx.
+	select {
+	case <-a.done:
+		return true
+	default:
+	}
+	select {
+	case <-a.done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func (w *walk) finish() {
@@ -432,7 +504,9 @@ func (w *walk) callback(t *task) error {
 }
 
 func (w *walk) child(t *task, attr uint16, mod uint32, node *Node) {
-	w.enqueue(&task{q: query{path: t.q.path, lid: t.q.lid, attr: attr, mod: mod}, node: node})
+	nt := w.newTask(query{path: t.q.path, lid: t.q.lid, attr: attr, mod: mod})
+	nt.node = node
+	w.enqueue(nt)
 }
 
 // recvNodeInfo is libibnetdisc's recv_node_info.
@@ -565,6 +639,8 @@ func (w *walk) extend(t *task, node *Node, num int) {
 		}
 	}
 	if ok {
-		w.enqueue(&task{q: query{path: path, lid: t.q.lid, attr: iba.AttrIDNodeInfo}, remNode: node, remPort: num})
+		nt := w.newTask(query{path: path, lid: t.q.lid, attr: iba.AttrIDNodeInfo})
+		nt.remNode, nt.remPort = node, num
+		w.enqueue(nt)
 	}
 }

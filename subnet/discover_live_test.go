@@ -113,7 +113,7 @@ func TestDiscoverLive(t *testing.T) {
 				if len(rep.Failures) != 0 {
 					t.Errorf("from %s: failures on a healthy fabric: %v", host, rep.Failures)
 				}
-				t.Logf("from %s: %d nodes, %d queries (C: the same), %d sent, peak %d in flight, %v", host, s.Len(), rep.Queries, rep.Sent, rep.PeakInFlight, rep.Elapsed)
+				t.Logf("from %s: %d nodes, %d queries (C: the same), %d sent, %d from known links, peak %d in flight, %v", host, s.Len(), rep.Queries, rep.Sent, rep.FromLinks, rep.PeakInFlight, rep.Elapsed)
 				for _, flag := range []string{"-p", "-l", "-g", "-H", "-S", "-m"} {
 					cOut, cErr, code := testbed.RunC(t, sim, host, "ibnetdiscover", flag)
 					if code != 0 {

@@ -123,38 +123,80 @@ func outputsHops(t *testing.T, s *Subnet, hops bool) (string, []byte) {
 	return topo.String(), cache.Bytes()
 }
 
+// linksProbedTwice counts the links between two switches that a full
+// scan probes from both ends: libibnetdisc probes out of every switch
+// port but the one the switch was first entered by (the start node's
+// too).
+func linksProbedTwice(s *Subnet) int {
+	from, _ := s.From()
+	probed := func(p *Port) bool {
+		return p.Node == from || p.Num != int(p.Node.NodeInfo().LocalPortNum)
+	}
+	n := 0
+	for _, node := range s.NodesOfType(iba.NodeTypeSwitch) {
+		for _, p := range node.Ports[1:] {
+			if p == nil || p.Remote == nil || p.Remote.Node.Type != iba.NodeTypeSwitch {
+				continue
+			}
+			r := p.Remote
+			if (node.Index() < r.Node.Index() || node == r.Node && p.Num < r.Num) && probed(p) && probed(r) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // TestDiscoverOrderIndependent discovers a fat tree with replies in random
 // order, many in flight, and checks the result is byte for byte the one of
 // the strictly sequential walk (NoPrefetch, one SMP at a time): the text,
-// the cache, the MAD count and hop count.
+// the cache, the MAD count and hop count. Probes of links already known
+// are answered from them: in the sequential walk all of them, in parallel
+// those whose other end answered first; with ProbeKnownLinks none, and
+// the result is the same.
 func TestDiscoverOrderIndependent(t *testing.T) {
 	f, first := fatTree(4, 3, 5, 1)
 	seq := &fakeSMA{f: f, from: first, fromPort: 1, rnd: rand.New(rand.NewSource(1))}
-	want, _, err := Discover(context.Background(), seq, DiscoverOptions{NoPrefetch: true, MaxInFlight: 1})
+	want, srep, err := Discover(context.Background(), seq, DiscoverOptions{NoPrefetch: true, MaxInFlight: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantText, wantCache := outputs(t, want)
+	twice := linksProbedTwice(want)
+	// 12 links; the 3 spines are entered from leaf-1, leaves 2-4 from
+	// spine-1.
+	if twice != 12-6 {
+		t.Errorf("%d links probed from both ends, want 6", twice)
+	}
+	if srep.FromLinks != twice || srep.Sent != srep.Queries-twice || seq.calls != srep.Sent || srep.Wasted != 0 {
+		t.Errorf("sequential: %d queries, %d sent (%d calls), %d from links (want %d), %d wasted", srep.Queries, srep.Sent, seq.calls, srep.FromLinks, twice, srep.Wasted)
+	}
 	for seed := int64(1); seed <= 5; seed++ {
-		par := &fakeSMA{f: f, from: first, fromPort: 1, jitter: 2 * time.Millisecond, rnd: rand.New(rand.NewSource(seed))}
-		s, rep, err := Discover(context.Background(), par, DiscoverOptions{MaxInFlight: 32, PerNode: 8})
-		if err != nil {
-			t.Fatal(err)
-		}
-		text, cache := outputs(t, s)
-		if text != wantText || !bytes.Equal(cache, wantCache) {
-			t.Fatalf("seed %d: parallel discovery differs from the sequential one:\n%s", seed, lineDiff(text, wantText))
-		}
-		if rep.Queries != want.MADs || len(rep.Failures) != 0 {
-			t.Errorf("seed %d: %d queries (want %d), failures %v", seed, rep.Queries, want.MADs, rep.Failures)
-		}
-		// Prefetching follows the walk's own paths: nothing is sent
-		// that the walk does not use, whatever order replies come in.
-		if rep.Sent != rep.Queries || par.calls != rep.Queries {
-			t.Errorf("seed %d: %d SMPs sent (%d calls) for %d queries", seed, rep.Sent, par.calls, rep.Queries)
-		}
-		if par.peak < 4 || par.peak > 32 {
-			t.Errorf("seed %d: peak %d SMPs in flight, want between 4 and the limit 32", seed, par.peak)
+		for _, probeAll := range []bool{false, true} {
+			par := &fakeSMA{f: f, from: first, fromPort: 1, jitter: 2 * time.Millisecond, rnd: rand.New(rand.NewSource(seed))}
+			s, rep, err := Discover(context.Background(), par, DiscoverOptions{MaxInFlight: 32, PerNode: 8, ProbeKnownLinks: probeAll})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, cache := outputs(t, s)
+			if text != wantText || !bytes.Equal(cache, wantCache) {
+				t.Fatalf("seed %d, ProbeKnownLinks %v: parallel discovery differs from the sequential one:\n%s", seed, probeAll, lineDiff(text, wantText))
+			}
+			if rep.Queries != want.MADs || len(rep.Failures) != 0 {
+				t.Errorf("seed %d: %d queries (want %d), failures %v", seed, rep.Queries, want.MADs, rep.Failures)
+			}
+			// Prefetching follows the walk's own paths: nothing is sent
+			// that the walk does not use, whatever order replies come
+			// in; what is not sent is answered from a known link.
+			if rep.Sent+rep.FromLinks != rep.Queries || par.calls != rep.Sent || rep.Wasted != 0 {
+				t.Errorf("seed %d, ProbeKnownLinks %v: %d SMPs sent (%d calls), %d from links, %d wasted, for %d queries", seed, probeAll, rep.Sent, par.calls, rep.FromLinks, rep.Wasted, rep.Queries)
+			}
+			if probeAll && rep.FromLinks != 0 || !probeAll && (rep.FromLinks == 0 || rep.FromLinks > twice) {
+				t.Errorf("seed %d, ProbeKnownLinks %v: %d answers from links, %d links probed twice", seed, probeAll, rep.FromLinks, twice)
+			}
+			if par.peak < 4 || par.peak > 32 {
+				t.Errorf("seed %d: peak %d SMPs in flight, want between 4 and the limit 32", seed, par.peak)
+			}
 		}
 	}
 	if s := want.Len(); s != 4+3+20 {
