@@ -165,6 +165,13 @@ type DiscoverOptions struct {
 	// ShowNode, when set, gets the line ibnetdiscover -s prints for every
 	// NodeInfo reply, in the C tool's order.
 	ShowNode func(line string)
+	// Settled, when set, is called on the walk each time it has processed
+	// every query it queued about a node: the node's type, ports and LIDs
+	// are then as the rest of the walk will leave them, unless a later
+	// path reaches it again (a CA by another of its ports gains that
+	// port). A caller can begin its own work on the node meanwhile, from
+	// a copy of what it needs: the walk goes on changing the database.
+	Settled func(n *Node)
 }
 
 // DiscoverProgress is what DiscoverOptions.Progress is told.
@@ -368,6 +375,7 @@ type walk struct {
 	done        int
 	fromLinks   int
 	failures    []*Failure
+	open        map[*Node]int32 // queries queued about a node, not yet processed (with Settled)
 }
 
 func newWalk(src source, opt DiscoverOptions) *walk {
@@ -394,6 +402,24 @@ func (w *walk) enqueue(t *task) {
 	}
 	t.a = w.src.ask(t.q, target)
 	w.queue = append(w.queue, t)
+	if w.opt.Settled != nil && t.node != nil {
+		if w.open == nil {
+			w.open = map[*Node]int32{}
+		}
+		w.open[t.node]++
+	}
+}
+
+// settle counts t as processed and tells Settled when it was the last
+// query open about its node.
+func (w *walk) settle(t *task) {
+	if w.opt.Settled == nil || t.node == nil {
+		return
+	}
+	if w.open[t.node]--; w.open[t.node] == 0 {
+		delete(w.open, t.node)
+		w.opt.Settled(t.node)
+	}
 }
 
 func (w *walk) run(ctx context.Context) error {
@@ -411,6 +437,7 @@ func (w *walk) run(ctx context.Context) error {
 			w.fromLinks++
 		}
 		w.process(t)
+		w.settle(t)
 		w.done++
 		if w.opt.Progress != nil {
 			w.opt.Progress(DiscoverProgress{Done: w.done, Queued: w.queued, Nodes: w.s.Len()})

@@ -39,6 +39,9 @@ type discoverFlags struct {
 	show        bool
 	progressBar bool
 	cmd         *cobra.Command // where --discovery was registered
+	// settled, when set, is told of each node the walk is done with (see
+	// subnet.DiscoverOptions.Settled).
+	settled func(*subnet.Node)
 }
 
 func (f *discoverFlags) register(c *cobra.Command, partial bool) {
@@ -117,7 +120,7 @@ func (e *Env) discoverOn(sess *session, f *discoverFlags, m subnet.Method, show 
 	opt := subnet.DiscoverOptions{
 		Method: m, LocalLID: sess.local.LID, MaxHops: f.hops,
 		MaxInFlight: f.outstanding, PerNode: f.perNode, NoMlnxExtPortInfo: f.noMlnxEPI, MKey: f.mkey,
-		ShowNode: show,
+		ShowNode: show, Settled: f.settled,
 	}
 	if f.direct != "" {
 		p, err := subnet.ParseDRPath(f.direct)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -353,6 +354,12 @@ type qeRun struct {
 	sup   map[string]bool
 	sl    map[uint16]uint8
 	sched *sched.Scheduler
+	// early holds the nodes whose reading began while the discovery ran;
+	// redone counts those read again because the discovery changed them.
+	early   map[*subnet.Node]*qeNode
+	backlog []*qeNode // settled before the SLs were in
+	redone  int
+	cancel  context.CancelFunc
 
 	mu     sync.Mutex
 	resets []QEReset
@@ -363,6 +370,8 @@ type qeRun struct {
 // qeNode is what was read from one node, filled by its jobs.
 type qeNode struct {
 	n        *subnet.Node
+	snap     qeSnap // what the queries use of n, copied when they began
+	key      string // the node in sched
 	name     string
 	lid      uint16
 	capMask  uint16
@@ -376,6 +385,49 @@ type qeNode struct {
 	fails    int
 	pending  atomic.Int32
 }
+
+// qeSnap is what a node's queries need of it: its type, ports and LIDs as
+// the discovery had them when the queries began. The queries may begin
+// while the discovery still runs (and may still add a port to a CA), so
+// they read this copy, never the node.
+type qeSnap struct {
+	typ      iba.NodeType
+	numPorts int
+	smaLID   uint16
+	enhSP0   bool
+	ports    []qeSnapPort // by port number; present false where ibnd has no port
+}
+
+type qeSnapPort struct {
+	present bool
+	lid     uint16
+	guid    iba.GUID
+}
+
+func snapNode(n *subnet.Node) qeSnap {
+	sn := qeSnap{typ: n.Type, numPorts: n.NumPorts, smaLID: n.SMALID, enhSP0: n.EnhancedSP0, ports: make([]qeSnapPort, n.NumPorts+1)}
+	for p := range sn.ports {
+		if pp := n.Port(p); pp != nil {
+			sn.ports[p] = qeSnapPort{true, pp.BaseLID, pp.GUID}
+		}
+	}
+	return sn
+}
+
+func (a *qeSnap) equal(b *qeSnap) bool {
+	if a.typ != b.typ || a.numPorts != b.numPorts || a.smaLID != b.smaLID || a.enhSP0 != b.enhSP0 || len(a.ports) != len(b.ports) {
+		return false
+	}
+	for i := range a.ports {
+		if a.ports[i] != b.ports[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// port is ibnd's node->ports[p] != NULL.
+func (a *qeSnap) port(p int) bool { return p >= 0 && p < len(a.ports) && a.ports[p].present }
 
 // qePort is one port's reading and the text it prints.
 type qePort struct {
@@ -421,6 +473,9 @@ func runIBQueryErrors(e *Env, f *queryErrorsFlags) error {
 	}
 	defer sess.Close()
 	q := &qeRun{e: e, f: f, s: sess, names: liNames(names), thr: qeReadThresholds(f.thresholdFile), sup: map[string]bool{}}
+	for _, n := range f.suppressed {
+		q.sup[n] = true
+	}
 	// The path records (for SLs) come while the subnet is discovered; -D
 	// asks for one destination only, known once the scan is done.
 	var slDone chan struct{}
@@ -431,11 +486,26 @@ func runIBQueryErrors(e *Env, f *queryErrorsFlags) error {
 			q.sl = q.pathSLs(0)
 		}()
 	}
+	if !(f.switches || f.cas || f.routers) {
+		f.switches, f.cas, f.routers = true, true, true
+	}
+	// A whole-subnet sweep reads each node's counters as soon as the
+	// discovery is done with the node, not after the whole walk: the
+	// fabric answers both at once. Not when the sweep resets counters: a
+	// node the discovery changes afterwards is read again, and must read
+	// the same counters.
+	if !partial && f.df.loadCache == "" && !f.clearErrors && !f.clearCounts {
+		q.startSched()
+		defer q.stopSched() // a no-op once sweep has waited
+		q.early = map[*subnet.Node]*qeNode{}
+		f.df.settled = func(n *subnet.Node) { q.settled(n, slDone) }
+	}
 	f.df.progressBar = true
 	r, err := e.discover(&f.df, nil)
 	if slDone != nil {
 		<-slDone
 	}
+	q.launchBacklog()
 	if err != nil {
 		var ue *UsageError
 		if errors.As(err, &ue) {
@@ -445,9 +515,6 @@ func runIBQueryErrors(e *Env, f *queryErrorsFlags) error {
 	}
 	e.warnFailures("ibqueryerrors", r)
 	q.sn = r.s
-	for _, n := range f.suppressed {
-		q.sup[n] = true
-	}
 
 	// Which nodes: the one -G or -D names, or all of the types asked for.
 	var nodes []*subnet.Node
@@ -469,12 +536,9 @@ func runIBQueryErrors(e *Env, f *queryErrorsFlags) error {
 	default:
 		nodes = ibndOrder(r.s, 0)
 	}
-	if !(f.switches || f.cas || f.routers) {
-		f.switches, f.cas, f.routers = true, true, true
-	}
 	kept := nodes[:0]
 	for _, n := range nodes {
-		if (n.Type == iba.NodeTypeSwitch && f.switches) || (n.Type == iba.NodeTypeCA && f.cas) || (n.Type == iba.NodeTypeRouter && f.routers) {
+		if q.wanted(n.Type) {
 			kept = append(kept, n)
 		}
 	}
@@ -524,7 +588,7 @@ func (q *qeRun) pathSLs(dguid iba.GUID) map[uint16]uint8 {
 
 // target is the PMA of a LID, on the SL the path records give.
 func (q *qeRun) target(lid uint16) mad.Target {
-	return mad.Route{Addr: mad.Addr{LID: lid, SL: q.sl[lid], QPN: mad.QP1, QKey: mad.QP1QKey}, Name: fmt.Sprintf("Lid %d", lid)}
+	return mad.Route{Addr: mad.Addr{LID: lid, SL: q.sl[lid], QPN: mad.QP1, QKey: mad.QP1QKey}, Name: "Lid " + strconv.Itoa(int(lid))}
 }
 
 // perf is a perfquery run aimed at lid, to reuse its query and reset.
@@ -535,7 +599,7 @@ func (q *qeRun) perf(lid uint16) *perfRun {
 func (q *qeRun) submit(n *qeNode, name string, fn func(ctx context.Context)) {
 	q.total.Add(1)
 	n.pending.Add(1)
-	q.sched.Submit(n.n.GUID.String(), name, func(ctx context.Context) error {
+	q.sched.Submit(n.key, name, func(ctx context.Context) error {
 		fn(ctx)
 		q.done.Add(1)
 		if n.pending.Add(-1) == 0 {
@@ -549,7 +613,7 @@ func (q *qeRun) submit(n *qeNode, name string, fn func(ctx context.Context)) {
 // comes after them, as in the C tool.
 func (q *qeRun) nodeDone(n *qeNode) {
 	if n.allPort && (q.f.clearErrors || q.f.clearCounts) && n.all != nil {
-		q.sched.Submit(n.n.GUID.String(), "clear", func(ctx context.Context) error {
+		q.sched.Submit(n.key, "clear", func(ctx context.Context) error {
 			q.clearPort(n, n.lid, allPorts)
 			return nil
 		})
@@ -559,8 +623,7 @@ func (q *qeRun) nodeDone(n *qeNode) {
 // sweep reads every node's counters through the scheduler: many nodes at
 // once, a few queries per node.
 func (q *qeRun) sweep(nodes []*subnet.Node) []*qeNode {
-	q.sched = sched.New(q.e.Ctx, sched.Options{MaxInFlight: q.f.pmaInFlight, PerTarget: q.f.perNodePMA,
-		Busy: func(err error) bool { return errors.Is(err, mad.ErrBusy) }})
+	q.startSched()
 	bar := q.e.progressBar(true)
 	stop := make(chan struct{})
 	if bar != nil {
@@ -579,19 +642,17 @@ func (q *qeRun) sweep(nodes []*subnet.Node) []*qeNode {
 	}
 	res := make([]*qeNode, len(nodes))
 	for i, n := range nodes {
-		qn := &qeNode{n: n, name: q.names.name(n), ports: make([]*qePort, n.NumPorts+1)}
-		res[i] = qn
-		if n.Type == iba.NodeTypeSwitch {
-			qn.lid = n.SMALID
-		} else {
-			for p := 1; p <= n.NumPorts; p++ {
-				if pp := n.Port(p); pp != nil {
-					qn.lid = pp.BaseLID
-					break
-				}
+		if qn := q.early[n]; qn != nil {
+			if sn := snapNode(n); qn.snap.equal(&sn) {
+				res[i] = qn
+				continue
 			}
+			// The discovery added to the node after its queries began (a
+			// CA's second port): read it again, as it is now.
+			q.redone++
 		}
-		q.submit(qn, "ClassPortInfo", func(ctx context.Context) { q.startNode(qn) })
+		res[i] = q.newNode(n)
+		q.launch(res[i])
 	}
 	_, _ = q.sched.Wait()
 	close(stop)
@@ -601,13 +662,94 @@ func (q *qeRun) sweep(nodes []*subnet.Node) []*qeNode {
 	return res
 }
 
+// wanted says whether --switch, --ca and --router select a node type.
+func (q *qeRun) wanted(t iba.NodeType) bool {
+	return t == iba.NodeTypeSwitch && q.f.switches || t == iba.NodeTypeCA && q.f.cas || t == iba.NodeTypeRouter && q.f.routers
+}
+
+// settled runs on the discovery's walk each time it has processed every
+// query about node n: the node's reading can begin (once the SLs are in,
+// which the queries use). A node changed later is read again by sweep.
+func (q *qeRun) settled(n *subnet.Node, slDone chan struct{}) {
+	if q.early[n] != nil || !q.wanted(n.Type) {
+		return
+	}
+	if n.Type != iba.NodeTypeSwitch {
+		// A CA with a port not found yet may be reached by it later in
+		// the walk (rails): read it when the walk is over, not twice.
+		for p := 1; p <= n.NumPorts; p++ {
+			if n.Port(p) == nil {
+				return
+			}
+		}
+	}
+	qn := q.newNode(n)
+	q.early[n] = qn
+	q.backlog = append(q.backlog, qn)
+	if slDone != nil {
+		select {
+		case <-slDone:
+		default:
+			return
+		}
+	}
+	q.launchBacklog()
+}
+
+func (q *qeRun) launchBacklog() {
+	for _, qn := range q.backlog {
+		q.launch(qn)
+	}
+	q.backlog = nil
+}
+
+// startSched makes the scheduler of the counter reads.
+func (q *qeRun) startSched() {
+	if q.sched != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(q.e.Ctx)
+	q.cancel = cancel
+	q.sched = sched.New(ctx, sched.Options{MaxInFlight: q.f.pmaInFlight, PerTarget: q.f.perNodePMA,
+		Busy: func(err error) bool { return errors.Is(err, mad.ErrBusy) }})
+}
+
+// stopSched drops the reads still queued and waits for those running.
+func (q *qeRun) stopSched() {
+	if q.sched != nil && q.cancel != nil {
+		q.cancel()
+		_, _ = q.sched.Wait()
+	}
+}
+
+// newNode prepares the reading of one node as the discovery has it now.
+func (q *qeRun) newNode(n *subnet.Node) *qeNode {
+	qn := &qeNode{n: n, snap: snapNode(n), key: n.GUID.String(), name: q.names.name(n), ports: make([]*qePort, n.NumPorts+1)}
+	if n.Type == iba.NodeTypeSwitch {
+		qn.lid = qn.snap.smaLID
+	} else {
+		for p := 1; p <= qn.snap.numPorts; p++ {
+			if qn.snap.port(p) {
+				qn.lid = qn.snap.ports[p].lid
+				break
+			}
+		}
+	}
+	return qn
+}
+
+// launch queues a node's first query; the rest follow from its answers.
+func (q *qeRun) launch(qn *qeNode) {
+	q.submit(qn, "ClassPortInfo", func(ctx context.Context) { q.startNode(qn) })
+}
+
 // startNode is print_node up to the port loop: the PMA's capabilities, then
 // the AllPortSelect read or the ports.
 func (q *qeRun) startNode(n *qeNode) {
 	cpiPort := 0
-	if n.n.Type != iba.NodeTypeSwitch {
-		for p := 1; p <= n.n.NumPorts; p++ {
-			if n.n.Port(p) != nil {
+	if n.snap.typ != iba.NodeTypeSwitch {
+		for p := 1; p <= n.snap.numPorts; p++ {
+			if n.snap.port(p) {
 				cpiPort = p
 				break
 			}
@@ -628,7 +770,7 @@ func (q *qeRun) startNode(n *qeNode) {
 				q.portLoop(n)
 				return
 			}
-			n.checked += n.n.NumPorts
+			n.checked += n.snap.numPorts
 		})
 		return
 	}
@@ -636,24 +778,23 @@ func (q *qeRun) startNode(n *qeNode) {
 }
 
 func (q *qeRun) startPort(n *qeNode) int {
-	if n.n.Type == iba.NodeTypeSwitch && n.n.EnhancedSP0 {
+	if n.snap.typ == iba.NodeTypeSwitch && n.snap.enhSP0 {
 		return 0
 	}
 	return 1
 }
 
 func (q *qeRun) portLoop(n *qeNode) {
-	for p := q.startPort(n); p <= n.n.NumPorts; p++ {
-		port := n.n.Port(p)
-		if port == nil {
+	for p := q.startPort(n); p <= n.snap.numPorts; p++ {
+		if !n.snap.port(p) {
 			continue
 		}
-		lid := n.n.SMALID
-		if n.n.Type != iba.NodeTypeSwitch {
-			lid = port.BaseLID
+		lid := n.snap.smaLID
+		if n.snap.typ != iba.NodeTypeSwitch {
+			lid = n.snap.ports[p].lid
 		}
 		n.checked++
-		q.submit(n, fmt.Sprintf("PortCounters port %d", p), func(ctx context.Context) {
+		q.submit(n, "PortCounters", func(ctx context.Context) {
 			var pr *qePort
 			if q.f.counters {
 				pr = q.readData(n, p, lid)
@@ -673,14 +814,14 @@ func (q *qeRun) extCapable(n *qeNode) bool {
 }
 
 func (q *qeRun) portGUID(n *qeNode, port int) iba.GUID {
-	if port == allPorts || n.n.Type == iba.NodeTypeSwitch {
-		if p0 := n.n.Port(0); p0 != nil {
-			return p0.GUID
+	if port == allPorts || n.snap.typ == iba.NodeTypeSwitch {
+		if n.snap.port(0) {
+			return n.snap.ports[0].guid
 		}
 		return n.n.GUID
 	}
-	if p := n.n.Port(port); p != nil {
-		return p.GUID
+	if n.snap.port(port) {
+		return n.snap.ports[port].guid
 	}
 	return 0
 }

@@ -149,6 +149,13 @@ func serveSim(t *testing.T, f *testbed.Fabric, smNode string) (*sim.Fabric, *tes
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveTopo(t, tp, smNode)
+}
+
+// serveTopo serves a topology as serveSim does.
+func serveTopo(t *testing.T, tp *topo.Topology, smNode string) (*sim.Fabric, *testbed.IBSim) {
+	t.Helper()
+	testbed.Require(t)
 	fab, err := sim.NewWithOptions(tp, sim.Options{LinearFDBCap: 30720})
 	if err != nil {
 		t.Fatal(err)
@@ -266,5 +273,33 @@ func TestIBQueryErrorsText(t *testing.T) {
 	qeSuppressCommon{&sup}.Set("true")
 	if strings.Join(sup, " ") != "PortRcvErrors VL15Dropped PortRcvSwitchRelayErrors" {
 		t.Errorf("suppressed %q", sup)
+	}
+}
+
+// TestIBQueryErrorsRails compares the C tool and ours on a fabric whose
+// HCAs have two ports on different leaves (rails), with errors on both
+// ports of one HCA: our sweep begins reading a node while the discovery
+// still runs, and an HCA's second port turns up later in the walk than its
+// first, so the HCA must not be read before.
+func TestIBQueryErrorsRails(t *testing.T) {
+	tp, err := topo.Generate("leafspine:leaves=4,spines=2,hosts=4,uplinks=2,hcaports=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fab, bed := serveTopo(t, tp, "hca1")
+	for _, in := range []struct {
+		node string
+		port int
+	}{{"hca3", 1}, {"hca3", 2}, {"hca6", 2}} {
+		if err := fab.InjectErrors(in.node, in.port, sim.PortErrors{SymbolErrors: uint64(in.port), LinkDowned: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := &qeBed{sim: bed, host: "hca2"}
+	for _, args := range [][]string{{}, {"-r"}, {"--ca"}, {"--details"}} {
+		out := b.compare(t, false, append([]string{"--skip-sl"}, args...)...)
+		if len(args) == 0 && !strings.Contains(out, "port 2: [SymbolErrorCounter == 2]") {
+			t.Errorf("the second port's errors are missing:\n%s", out)
+		}
 	}
 }
