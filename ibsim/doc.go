@@ -34,6 +34,12 @@
 //     all, so callers still need their own timeouts.
 //   - There is no RMPP: a MAD is at most 256 bytes, and KernelRMPP is false.
 //
+// A MAD costs the transport little beside the system calls: Send writes
+// its datagram at once on the non-blocking socket and waits under
+// SendTimeout and its context only when the simulator's queue is full; the
+// reader takes every queued datagram in one recvmmsg(2) (package
+// internal/mmsg) into the Packets it hands to Recv, a batch at a time.
+//
 // The tests run against the real ibsim 0.10 of Debian bookworm (package
 // internal/testbed), next to the C tools on the same fabric.
 package ibsim

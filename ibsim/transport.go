@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/internal/mmsg"
 	"github.com/rdmakit/rdmakit/mad"
 )
 
@@ -28,34 +29,38 @@ const (
 	SendTimeout = 5 * time.Second
 )
 
-// rxQueue is how many received packets wait for Recv. Beyond that they
-// are dropped: blocking would stop us reading the socket, and ibsim, which
-// is single-threaded, spins on a client that does not read.
-const rxQueue = 4096
-
 // Transport is a mad.Transport speaking ibsim's client protocol: the real
 // ibsim, or any server of the same protocol. It is one simulator client
 // slot, attached to one node port.
 type Transport struct {
 	cfg    Config
-	ctl    net.Conn // connected control socket
-	data   net.Conn // data socket, connected to the simulator's out<slot>
+	ctl    net.Conn        // connected control socket
+	data   net.Conn        // data socket, connected to the simulator's out<slot>
+	raw    syscall.RawConn // data's, for writes that do not wait
+	batch  *mmsg.Conn      // data, read a batch of datagrams at a time
 	slot   uint32
 	nodeID string
 
-	ctlMu   sync.Mutex
+	ctlMu sync.Mutex
+
+	// sendMu guards the send buffer and the result of writeSendBuf, which
+	// is bound once to writeFn so that a send allocates nothing.
 	sendMu  sync.Mutex
 	sendBuf [requestSize]byte
+	sendErr error
+	writeFn func(fd uintptr)
 
 	agentsMu sync.RWMutex
 	agents   []mad.AgentSpec
+	nAgents  atomic.Int64 // len(agents), for Send without the lock
 
 	pendMu    sync.Mutex
 	pending   map[pendKey]pendEntry
 	lastSweep time.Time
 
-	rx         chan *mad.Packet
+	rxQueue
 	closing    chan struct{} // closed by Close
+	closed     atomic.Bool   // set by Close before closing closes: cheaper to test
 	readerExit chan struct{} // closed when the reader goroutine returns
 	readErr    error         // why the reader stopped, before Close; set before readerExit closes
 
@@ -70,10 +75,12 @@ type Transport struct {
 
 // pendKey identifies an outstanding request: replies keep only TID[31:0]
 // of what we sent, because ibsim overwrites TID[63:48] with the client slot
-// (sim_mad.c: update_trid).
-type pendKey struct {
-	class uint8
-	tid   uint32
+// (sim_mad.c: update_trid). It is the class above those 32 bits, a plain
+// integer that the map hashes faster than a struct.
+type pendKey uint64
+
+func makePendKey(class uint8, tid uint64) pendKey {
+	return pendKey(uint64(class)<<32 | uint64(uint32(tid)))
 }
 
 type pendEntry struct {
@@ -98,10 +105,11 @@ func Dial(ctx context.Context, cfg Config) (*Transport, error) {
 	t := &Transport{
 		cfg:        cfg,
 		pending:    map[pendKey]pendEntry{},
-		rx:         make(chan *mad.Packet, rxQueue),
+		rxQueue:    newRxQueue(),
 		closing:    make(chan struct{}),
 		readerExit: make(chan struct{}),
 	}
+	t.writeFn = t.writeSendBuf
 	var id uint32
 	var err error
 	if cfg.inet() {
@@ -219,6 +227,11 @@ func (t *Transport) connectData() error {
 	if cerr != nil {
 		return fmt.Errorf("%v: connecting data socket to slot %d: %w", t.cfg, t.slot, cerr)
 	}
+	batch, err := mmsg.New(t.data, rxBatch)
+	if err != nil {
+		return fmt.Errorf("%v: %w", t.cfg, err)
+	}
+	t.raw, t.batch = raw, batch
 	return nil
 }
 
@@ -350,7 +363,7 @@ func (t *Transport) ctlCall(ctx context.Context, m ctlMsg) (ctlMsg, error) {
 		deadline = d
 	}
 	_ = t.ctl.SetDeadline(deadline)
-	stop := context.AfterFunc(ctx, func() { _ = t.ctl.SetDeadline(time.Unix(1, 0)) })
+	stop := afterFunc(ctx, func() { _ = t.ctl.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 
 	if _, err := t.ctl.Write(m.marshal()); err != nil {
@@ -367,6 +380,22 @@ func (t *Transport) ctlCall(ctx context.Context, m ctlMsg) (ctlMsg, error) {
 		}
 		if reply.typ == m.typ || reply.typ == ctlError {
 			return reply, nil
+		}
+	}
+}
+
+// afterFunc is context.AfterFunc whose stop also waits for f to finish
+// if it has started: f moves a socket's deadline into the past, and must
+// not do so once the caller has moved on and set a deadline of its own.
+func afterFunc(ctx context.Context, f func()) (stop func()) {
+	done := make(chan struct{})
+	stopf := context.AfterFunc(ctx, func() {
+		defer close(done)
+		f()
+	})
+	return func() {
+		if !stopf() {
+			<-done
 		}
 	}
 }
@@ -447,6 +476,7 @@ func (t *Transport) Register(spec mad.AgentSpec) (int, error) {
 	t.agentsMu.Lock()
 	defer t.agentsMu.Unlock()
 	t.agents = append(t.agents, spec)
+	t.nAgents.Store(int64(len(t.agents)))
 	return len(t.agents) - 1, nil
 }
 
@@ -456,10 +486,8 @@ func (t *Transport) Register(spec mad.AgentSpec) (int, error) {
 // SMPs leave from QP0 and GMPs from QP1; p.Addr.QPN is the destination QP.
 // The simulator has no GRH, SL or P_Key: those fields are ignored.
 func (t *Transport) Send(ctx context.Context, p *mad.Packet) error {
-	select {
-	case <-t.closing:
+	if t.closed.Load() {
 		return mad.ErrClosed
-	default:
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -467,10 +495,7 @@ func (t *Transport) Send(ctx context.Context, p *mad.Packet) error {
 	if len(p.MAD) < madHeaderSize || len(p.MAD) > madSize {
 		return fmt.Errorf("%v: sending a %d-byte MAD: %w (want %d to %d bytes)", t.cfg, len(p.MAD), ErrMADSize, madHeaderSize, madSize)
 	}
-	t.agentsMu.RLock()
-	nAgents := len(t.agents)
-	t.agentsMu.RUnlock()
-	if p.Agent < 0 || p.Agent >= nAgents {
+	if p.Agent < 0 || int64(p.Agent) >= t.nAgents.Load() {
 		return fmt.Errorf("%v: sending with agent %d, which is not registered", t.cfg, p.Agent)
 	}
 	class, method := p.MAD[madClassOffset], p.MAD[madMethodOffset]
@@ -486,27 +511,66 @@ func (t *Transport) Send(ctx context.Context, p *mad.Packet) error {
 	}
 
 	t.sendMu.Lock()
-	defer t.sendMu.Unlock()
 	r.marshal(t.sendBuf[:])
-	deadline := time.Now().Add(SendTimeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
+	// The socket is non-blocking: write at once, and wait under a deadline
+	// only when the simulator's queue is full. Nearly every send is one
+	// system call with no timer or context callback around it.
+	err := t.raw.Control(t.writeFn)
+	if err == nil {
+		err = t.sendErr
 	}
-	_ = t.data.SetWriteDeadline(deadline)
-	stop := context.AfterFunc(ctx, func() { _ = t.data.SetWriteDeadline(time.Unix(1, 0)) })
-	_, err := t.data.Write(t.sendBuf[:])
-	stop()
+	if err == unix.EAGAIN {
+		err = t.writeWait(ctx)
+	}
+	t.sendMu.Unlock()
 	switch {
 	case err == nil:
 		return nil
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case err == context.DeadlineExceeded:
+		return err
 	case errors.Is(err, net.ErrClosed):
 		return mad.ErrClosed
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENOTCONN):
 		return fmt.Errorf("%v: sending: %w", t.cfg, ErrNotRunning)
 	}
 	return fmt.Errorf("%v: sending: %w", t.cfg, err)
+}
+
+// writeSendBuf writes sendBuf to the data socket once, without waiting;
+// sendErr is unix.EAGAIN when the socket has no room.
+func (t *Transport) writeSendBuf(fd uintptr) {
+	for {
+		_, err := unix.Write(int(fd), t.sendBuf[:])
+		if err != unix.EINTR {
+			if err != nil && err != unix.EAGAIN {
+				err = os.NewSyscallError("write", err)
+			}
+			t.sendErr = err
+			return
+		}
+	}
+}
+
+// writeWait writes sendBuf through the poller, waiting for room until
+// SendTimeout passes or ctx ends.
+func (t *Transport) writeWait(ctx context.Context) error {
+	deadline := time.Now().Add(SendTimeout)
+	ctxDeadline := false
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline, ctxDeadline = d, true
+	}
+	_ = t.data.SetWriteDeadline(deadline)
+	stop := afterFunc(ctx, func() { _ = t.data.SetWriteDeadline(time.Unix(1, 0)) })
+	_, err := t.data.Write(t.sendBuf[:])
+	stop()
+	if ctxDeadline && errors.Is(err, os.ErrDeadlineExceeded) {
+		// The socket's timer may fire before ctx's own: ctx.Err() can
+		// still be nil here.
+		return context.DeadlineExceeded
+	}
+	return err
 }
 
 func (t *Transport) remember(class uint8, tid uint64, agent int, timeout time.Duration) {
@@ -521,90 +585,31 @@ func (t *Transport) remember(class uint8, tid uint64, agent int, timeout time.Du
 		}
 		t.lastSweep = now
 	}
-	t.pending[pendKey{class, uint32(tid)}] = pendEntry{agent, now.Add(timeout + pendingGrace)}
+	t.pending[makePendKey(class, tid)] = pendEntry{agent, now.Add(timeout + pendingGrace)}
 }
 
 // takePending returns and forgets the agent that sent the request a reply
 // answers.
 func (t *Transport) takePending(class uint8, tid uint64) (int, bool) {
-	k := pendKey{class, uint32(tid)}
+	k := makePendKey(class, tid)
 	t.pendMu.Lock()
-	defer t.pendMu.Unlock()
 	e, ok := t.pending[k]
 	if ok {
 		delete(t.pending, k)
 	}
+	t.pendMu.Unlock()
 	return e.agent, ok
 }
 
-// Recv returns the next MAD for a registered agent. A request that the
-// simulator bounced comes back with Err set to a *DroppedError.
-func (t *Transport) Recv(ctx context.Context) (*mad.Packet, error) {
-	select {
-	case <-t.closing:
-		return nil, mad.ErrClosed
-	default:
-	}
-	select {
-	case p := <-t.rx:
-		return p, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-t.closing:
-		return nil, mad.ErrClosed
-	case <-t.readerExit:
-		select {
-		case p := <-t.rx:
-			return p, nil
-		case <-t.closing:
-			return nil, mad.ErrClosed
-		default:
-		}
-		return nil, fmt.Errorf("%v: receiving: %w", t.cfg, t.readErr)
-	}
-}
-
-// reader moves datagrams from the data socket to the receive queue until
-// the socket is closed.
-func (t *Transport) reader() {
-	defer close(t.readerExit)
-	buf := make([]byte, 2*requestSize)
-	for {
-		n, err := t.data.Read(buf)
-		if err != nil {
-			if errors.Is(err, syscall.ECONNREFUSED) {
-				continue // an ICMP error for an earlier UDP send
-			}
-			t.readErr = err
-			return
-		}
-		r, err := unmarshalRequest(buf[:n])
-		if err != nil {
-			t.malformed.Add(1)
-			continue
-		}
-		p := t.deliver(r)
-		if p == nil {
-			t.unwanted.Add(1)
-			continue
-		}
-		select {
-		case t.rx <- p:
-		default:
-			t.overflow.Add(1)
-		}
-	}
-}
-
-// deliver turns a datagram into a Packet for the agent that should have
-// it, or returns nil when no agent should.
-func (t *Transport) deliver(r simRequest) *mad.Packet {
+// deliver fills p with a datagram for the agent that should have it, or
+// returns false when no agent should.
+func (t *Transport) deliver(p *mad.Packet, r simRequest) bool {
 	if len(r.mad) < madHeaderSize {
-		return nil
+		return false
 	}
 	class, method := r.mad[madClassOffset], r.mad[madMethodOffset]
 	tid := binary.BigEndian.Uint64(r.mad[madTIDOffset:])
-	p := &mad.Packet{
+	*p = mad.Packet{
 		Addr: mad.Addr{LID: r.slid, QPN: r.sqp},
 		MAD:  r.mad,
 	}
@@ -618,7 +623,7 @@ func (t *Transport) deliver(r simRequest) *mad.Packet {
 		agent, ok := t.takePending(class, tid)
 		if !ok {
 			if agent, ok = t.agentFor(r.mad, false); !ok {
-				return nil
+				return false
 			}
 		}
 		p.Agent = agent
@@ -628,18 +633,18 @@ func (t *Transport) deliver(r simRequest) *mad.Packet {
 		agent, ok := t.takePending(class, tid)
 		if !ok {
 			if agent, ok = t.agentFor(r.mad, false); !ok {
-				return nil
+				return false
 			}
 		}
 		p.Agent = agent
 	default:
 		agent, ok := t.agentFor(r.mad, true)
 		if !ok {
-			return nil
+			return false
 		}
 		p.Agent = agent
 	}
-	return p
+	return true
 }
 
 // agentFor finds the first agent registered for the MAD's class (and
@@ -736,6 +741,7 @@ func (t *Transport) Stats() Stats {
 // simulator did not answer it.
 func (t *Transport) Close() error {
 	t.closeOnce.Do(func() {
+		t.closed.Store(true)
 		close(t.closing)
 		if t.issm.Load() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)

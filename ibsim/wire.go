@@ -147,8 +147,8 @@ var errBadRequest = errors.New("malformed data packet")
 
 // unmarshalRequest decodes a datagram from the simulator. The MAD is cut
 // to the length field when that is shorter than 256 (ibsim always says
-// 256, libumad2sim-based peers may say less); it is copied, so b can be
-// reused.
+// 256, libumad2sim-based peers may say less). It is not copied: r.mad is
+// part of b, capped so that appending to it cannot overwrite the rest.
 func unmarshalRequest(b []byte) (simRequest, error) {
 	var r simRequest
 	if len(b) != requestSize {
@@ -164,7 +164,7 @@ func unmarshalRequest(b []byte) (simRequest, error) {
 	if r.length > 0 && r.length < madSize {
 		n = int(r.length)
 	}
-	r.mad = append([]byte(nil), b[madOffset:madOffset+n]...)
+	r.mad = b[madOffset : madOffset+n : madOffset+n]
 	return r, nil
 }
 

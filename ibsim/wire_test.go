@@ -113,28 +113,28 @@ func TestDeliver(t *testing.T) {
 	// A reply goes to the agent that sent the request, matched on
 	// TID[31:0] (the simulator rewrote the top bits).
 	tr.remember(0x81, 0x00ff_0000_1111_2222, second81, 1e9)
-	if p := tr.deliver(packet(0x81, 0x81, 0x0003_0000_1111_2222, 0)); p == nil || p.Agent != second81 || p.Err != nil {
+	if p := deliverOne(tr, packet(0x81, 0x81, 0x0003_0000_1111_2222, 0)); p == nil || p.Agent != second81 || p.Err != nil {
 		t.Errorf("reply to second81: %+v", p)
 	}
 	// Unknown TID: the first agent of the class.
-	if p := tr.deliver(packet(0x81, 0x81, 99, 0)); p == nil || p.Agent != smp {
+	if p := deliverOne(tr, packet(0x81, 0x81, 99, 0)); p == nil || p.Agent != smp {
 		t.Errorf("unmatched reply: %+v", p)
 	}
 	// A bounce carries a DroppedError and the original destination.
-	if p := tr.deliver(packet(0x04, 0x01, 5, statusDropped)); p == nil || p.Agent != pmaClient || !errors.Is(p.Err, ErrDropped) || p.Addr.LID != 5 {
+	if p := deliverOne(tr, packet(0x04, 0x01, 5, statusDropped)); p == nil || p.Agent != pmaClient || !errors.Is(p.Err, ErrDropped) || p.Addr.LID != 5 {
 		t.Errorf("bounce: %+v", p)
 	}
 	// Requests only to an agent that listed the method.
-	if p := tr.deliver(packet(0x04, 0x01, 5, 0)); p != nil {
+	if p := deliverOne(tr, packet(0x04, 0x01, 5, 0)); p != nil {
 		t.Errorf("PMA request delivered to a client agent: %+v", p)
 	}
-	if p := tr.deliver(packet(0x09, 0x01, 5, 0)); p == nil || p.Agent != vendorServer || p.Addr.LID != 7 || p.Addr.QKey != mad.QP1QKey {
+	if p := deliverOne(tr, packet(0x09, 0x01, 5, 0)); p == nil || p.Agent != vendorServer || p.Addr.LID != 7 || p.Addr.QKey != mad.QP1QKey {
 		t.Errorf("vendor request: %+v", p)
 	}
-	if p := tr.deliver(packet(0x09, 0x02, 5, 0)); p != nil {
+	if p := deliverOne(tr, packet(0x09, 0x02, 5, 0)); p != nil {
 		t.Errorf("vendor Set delivered to a Get server: %+v", p)
 	}
-	if p := tr.deliver(packet(0x03, 0x81, 5, 0)); p != nil {
+	if p := deliverOne(tr, packet(0x03, 0x81, 5, 0)); p != nil {
 		t.Errorf("SA reply with no SA agent delivered: %+v", p)
 	}
 }
@@ -184,7 +184,7 @@ func FuzzDecode(f *testing.F) {
 		tr.Register(mad.AgentSpec{Class: 0x81})
 		tr.Register(mad.AgentSpec{Class: 0x32, OUI: 0x1405, Methods: []uint8{1}})
 		if r, err := unmarshalRequest(b); err == nil {
-			if p := tr.deliver(r); p != nil && len(p.MAD) < madHeaderSize {
+			if p := deliverOne(tr, r); p != nil && len(p.MAD) < madHeaderSize {
 				t.Fatalf("delivered a %d-byte MAD", len(p.MAD))
 			}
 		}
@@ -193,4 +193,13 @@ func FuzzDecode(f *testing.F) {
 			_ = localPortFrom("x", &c.data, &c.data)
 		}
 	})
+}
+
+// deliverOne runs deliver on a fresh Packet: nil when no agent wants r.
+func deliverOne(tr *Transport, r simRequest) *mad.Packet {
+	p := &mad.Packet{Agent: -1, Err: errBadRequest} // deliver must overwrite all of it
+	if !tr.deliver(p, r) {
+		return nil
+	}
+	return p
 }

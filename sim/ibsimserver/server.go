@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/internal/mmsg"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/sim"
 )
@@ -51,7 +52,7 @@ type client struct {
 	port   int
 	issm   bool
 	conn   net.Conn
-	io     *batchIO
+	io     *mmsg.Conn
 	data   *sim.Attachment
 	ctl    *sim.Attachment
 	ctlAg  int
@@ -317,7 +318,7 @@ func (c *client) open(ctx context.Context, id uint32, from net.Addr) error {
 		return fmt.Errorf("connecting to the client's data socket: %w", err)
 	}
 	c.conn = conn
-	if c.io, err = newBatchIO(conn, batchSize); err != nil {
+	if c.io, err = mmsg.New(conn, batchSize); err != nil {
 		return err
 	}
 	t, err := s.f.Attach(c.node, c.port)
@@ -483,7 +484,7 @@ func (c *client) fromClient() {
 	}
 	sizes := make([]int, batchSize)
 	for {
-		n, err := c.io.read(bufs, sizes)
+		n, err := c.io.Read(bufs, sizes)
 		if err != nil {
 			return
 		}
@@ -580,7 +581,7 @@ func (c *client) toClient(ctx context.Context) {
 		if n == 0 {
 			continue
 		}
-		if err := c.io.write(out[:n]); err != nil {
+		if err := c.io.Write(out[:n]); err != nil {
 			// The client is gone (ibsim frees the slot the same way).
 			c.close()
 			return

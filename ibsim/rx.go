@@ -1,0 +1,189 @@
+package ibsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/rdmakit/rdmakit/mad"
+)
+
+// The receive path. The reader takes every datagram queued on the data
+// socket in one recvmmsg(2) call, straight into the memory of the
+// Packets it becomes, and hands them to Recv as one batch: per batch, not
+// per MAD, one system call, one allocation at most and one channel send.
+const (
+	// rxLimit is how many received packets wait for Recv. Beyond that
+	// they are dropped: blocking would stop us reading the socket, and
+	// ibsim, which is single-threaded, spins on a client that does not
+	// read.
+	rxLimit = 4096
+	// rxBatch bounds the datagrams read in one system call.
+	rxBatch = 64
+	// rxSlab is how many datagrams share one allocation, and rxRefill how
+	// few free slots make the reader start a new slab rather than read a
+	// short batch.
+	rxSlab   = 64
+	rxRefill = 8
+)
+
+// rxSlot is one received datagram and the Packet made of it; the Packet's
+// MAD points into raw.
+type rxSlot struct {
+	pkt mad.Packet
+	// One byte past a request: a longer datagram shows as such and is
+	// dropped, as ibsim drops it.
+	raw [requestSize + 1]byte
+}
+
+// rxQueue holds what the reader received until Recv takes it. A batch
+// belongs to Recv once sent on rx; Recv pops packets from the batches it
+// holds under heldMu, so that any number of goroutines may call it.
+type rxQueue struct {
+	rx     chan []rxSlot
+	queued atomic.Int64 // packets in rx and held, not yet returned by Recv
+	heldMu sync.Mutex
+	held   [][]rxSlot // batches taken from rx, oldest first, none empty
+}
+
+func newRxQueue() rxQueue {
+	// Every batch holds at least one packet, so rx never fills before
+	// rxLimit packets do.
+	return rxQueue{rx: make(chan []rxSlot, rxLimit)}
+}
+
+// push hands a batch to Recv and returns how many of its packets fitted;
+// the rest are dropped.
+func (q *rxQueue) push(b []rxSlot) int {
+	room := rxLimit - int(q.queued.Load()) // only push adds: room only grows meanwhile
+	if room <= 0 {
+		return 0
+	}
+	b = b[:min(len(b), room):min(len(b), room)]
+	q.queued.Add(int64(len(b)))
+	select {
+	case q.rx <- b:
+		return len(b)
+	default:
+		q.queued.Add(-int64(len(b)))
+		return 0
+	}
+}
+
+// pop returns the oldest packet of the held batches, after adding b (nil
+// for none) to them.
+func (q *rxQueue) pop(b []rxSlot) *mad.Packet {
+	q.heldMu.Lock()
+	if len(b) > 0 {
+		q.held = append(q.held, b)
+	}
+	if len(q.held) == 0 {
+		q.heldMu.Unlock()
+		return nil
+	}
+	first := q.held[0]
+	p := &first[0].pkt
+	if len(first) > 1 {
+		q.held[0] = first[1:]
+	} else {
+		n := copy(q.held, q.held[1:])
+		q.held[n] = nil // let the slab go when its packets have
+		q.held = q.held[:n]
+	}
+	q.heldMu.Unlock()
+	q.queued.Add(-1)
+	return p
+}
+
+// Recv returns the next MAD for a registered agent. A request that the
+// simulator bounced comes back with Err set to a *DroppedError.
+func (t *Transport) Recv(ctx context.Context) (*mad.Packet, error) {
+	if t.closed.Load() {
+		return nil, mad.ErrClosed
+	}
+	if p := t.pop(nil); p != nil {
+		return p, nil
+	}
+	select {
+	case b := <-t.rx:
+		return t.pop(b), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.closing:
+		return nil, mad.ErrClosed
+	case <-t.readerExit:
+		select {
+		case b := <-t.rx:
+			return t.pop(b), nil
+		case <-t.closing:
+			return nil, mad.ErrClosed
+		default:
+		}
+		if p := t.pop(nil); p != nil {
+			return p, nil
+		}
+		return nil, fmt.Errorf("%v: receiving: %w", t.cfg, t.readErr)
+	}
+}
+
+// reader moves datagrams from the data socket to the receive queue until
+// the socket is closed.
+func (t *Transport) reader() {
+	defer close(t.readerExit)
+	bufs := make([][]byte, rxBatch)
+	sizes := make([]int, rxBatch)
+	var slab []rxSlot // free slots; those before it are Recv's
+	for {
+		if len(slab) < rxRefill {
+			slab = make([]rxSlot, rxSlab)
+		}
+		n := min(len(slab), rxBatch)
+		for i := range n {
+			bufs[i] = slab[i].raw[:]
+		}
+		n, err := t.batch.Read(bufs[:n], sizes)
+		if err != nil {
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				continue // an ICMP error for an earlier UDP send
+			}
+			t.readErr = err
+			return
+		}
+		kept := t.decodeBatch(slab[:n], sizes)
+		if kept == 0 {
+			continue
+		}
+		sent := t.push(slab[:kept])
+		if sent < kept {
+			t.overflow.Add(uint64(kept - sent))
+		}
+		slab = slab[sent:]
+	}
+}
+
+// decodeBatch turns the datagrams in slots (sizes[i] bytes each) into
+// Packets, moves those an agent wants to the front and returns how many
+// there are; the others are counted and forgotten.
+func (t *Transport) decodeBatch(slots []rxSlot, sizes []int) int {
+	kept := 0
+	for i := range slots {
+		s := &slots[kept]
+		if i != kept {
+			s.raw = slots[i].raw
+		}
+		r, err := unmarshalRequest(s.raw[:sizes[i]])
+		if err != nil {
+			t.malformed.Add(1)
+			continue
+		}
+		if !t.deliver(&s.pkt, r) {
+			t.unwanted.Add(1)
+			continue
+		}
+		kept++
+	}
+	return kept
+}
