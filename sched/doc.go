@@ -22,31 +22,29 @@
 //
 // MaxInFlight bounds the SMPs on the wire from this port. libibnetdisc
 // keeps 2 (DEFAULT_MAX_SMP_ON_WIRE), python-rdma 4 and OpenSM 4
-// (max_wire_smps); those numbers come from fabrics of the 2000s. What
-// actually limits a modern fabric is the kernel: ib_mad queues 128 sends
-// per QP by default (module parameter send_queue_size) and parks the rest
-// in an overflow list, so values beyond 128 buy nothing. PerTarget
-// protects one node's management processor: a switch SMA serves MADs one
-// at a time, and an SMA flooded beyond its queue drops them (IBA 13.4.7),
+// (max_wire_smps); those numbers come from fabrics of the 2000s. The
+// kernel does not limit what waits for a reply: ib_mad queues 128 sends
+// per QP (module parameter send_queue_size), but a send leaves that queue
+// when it is on the wire, long before its reply comes. PerTarget protects
+// one node's management processor: a switch SMA serves MADs one at a
+// time, and an SMA flooded beyond its queue drops them (IBA 13.4.7),
 // which costs a whole timeout each.
 //
-// The defaults were measured with scripts/bench/ibnetdiscover.sh (its
-// sweep row): discovery of a 10,270-node leaf-spine through fabricsim
-// (5 us per hop, 20 us per SMA, 16 requests queued per SMA) on 2 cores,
-// best of 2 per pair. Below 64 in flight the walk waits on the wire
-// (-o 8: 5.5 s, 16: 4.2 s, 32: 3.3 s); from 64 with 4 per node on it is
-// bound by the CPU of the ibsim protocol (64/4: 3.0 s, 128/4: 2.9 s,
-// 128/8: 2.5 s, 256/4: 2.5 s, within the noise of a shared machine), the
-// same as with the latency off. One per node is always slower (64/1:
-// 4.0 s): a switch's PortInfo replies then come one round trip apart. So
-// DefaultMaxInFlight is 64 and DefaultPerTarget 4, the smallest values on
-// the plateau: 64 SMPs hide a round trip of up to about 2.5 ms at the
-// 25,000 SMPs per second one core sustains, 4 per node keep a 36-port
-// switch busy without filling a 16-deep SMA queue, and both leave head
-// room below the kernel's 128 and the VL15 buffers of real switches.
-// Raise MaxInFlight for fabrics with slower SMAs (many targets, each
-// slow); raise PerTarget only for targets known to queue deeply (CA
-// firmware, the SA).
+// The defaults were measured on a 10,270-node leaf-spine served by
+// fabricsim with latency (1 us per hop, 20 us per SMA and agent) over the
+// ibsim protocol on 2 cores, with ibqueryerrors (discovery and the
+// counter sweep; the latency row of scripts/bench.sh, best of 3): 64 in
+// flight 2.3 s, 128 1.7-2.0 s, 256 1.6-1.8 s, 512 1.7-1.8 s, 1024
+// 1.5-1.8 s. The simulator's replies come at the granularity of its
+// timers (about 1 ms when it is idle), so the wire must hold a
+// millisecond's worth of MADs: from 256 on the run is bound by the CPU of
+// both ends instead, and more only fills queues. One per node is always
+// slower than four (a switch's PortInfo replies then come one round trip
+// apart). So DefaultMaxInFlight is 256 and DefaultPerTarget 4: 4 per node
+// keep a 36-port switch busy without filling a 16-deep SMA queue, and a
+// real fabric with round trips of tens of microseconds reaches its
+// plateau long before 256. Raise PerTarget only for targets known to
+// queue deeply (CA firmware, the SA).
 //
 // BUSY retries start at DefaultBusyBackoff (10 ms, a few SMA service
 // times) and double up to DefaultMaxBackoff (1 s), at most DefaultRetries

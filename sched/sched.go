@@ -12,7 +12,7 @@ import (
 
 // Defaults for the zero values of Options; doc.go says why.
 const (
-	DefaultMaxInFlight = 64
+	DefaultMaxInFlight = 256
 	DefaultPerTarget   = 4
 	DefaultRetries     = 4
 	DefaultBusyBackoff = 10 * time.Millisecond

@@ -48,7 +48,7 @@ func (f *discoverFlags) register(c *cobra.Command, partial bool) {
 	f.cmd = c
 	fl := c.Flags()
 	fl.StringVar(&f.method, "discovery", "DR", "how to discover: DR (directed route SMPs, as the C tool), LID (LID routed once known) or SA (SA records)")
-	fl.IntVarP(&f.outstanding, "outstanding_smps", "o", 0, "SMPs outstanding at once (default 64; the C tool's is 2)")
+	fl.IntVarP(&f.outstanding, "outstanding_smps", "o", 0, "SMPs outstanding at once (default 256; the C tool's is 2)")
 	fl.IntVar(&f.perNode, "per_node_smps", 0, "SMPs outstanding at once to one node (default 4)")
 	fl.Uint64VarP(&f.mkey, "m_key", "y", 0, "M_Key to put in every SMP")
 	fl.BoolVar(&f.noMlnxEPI, "no-mlnx-ext-port-info", false, "do not ask Mellanox devices for their extended port info (ibdiag.conf MLX_EPI=false)")

@@ -259,7 +259,7 @@ without an SA (the C tool then stops) a warning is printed and SL 0 used.`,
 	fl.BoolVarP(&f.clearCounts, "clear-counts", "K", false, "clear data counters after read")
 	fl.StringVar(&f.df.loadCache, "load-cache", "", "load the subnet from this ibnetdiscover cache instead of discovering")
 	fl.IntVar(&f.perNodePMA, "per_node_pma", 0, "PMA queries outstanding at once to one node (default 4)")
-	fl.IntVar(&f.pmaInFlight, "pma_in_flight", 0, "PMA queries outstanding at once in all (default 64)")
+	fl.IntVar(&f.pmaInFlight, "pma_in_flight", 0, "PMA queries outstanding at once in all (default 256)")
 	f.df.register(c, false)
 	return c
 }
