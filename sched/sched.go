@@ -110,6 +110,7 @@ type job struct {
 type target struct {
 	key     string
 	queue   []*job // ordered by seq
+	head    uint64 // queue[0].seq, kept here for the heap's comparisons
 	running int
 	index   int // in ready; -1 when not there
 }
@@ -117,7 +118,7 @@ type target struct {
 type readyHeap []*target
 
 func (h readyHeap) Len() int           { return len(h) }
-func (h readyHeap) Less(i, j int) bool { return h[i].queue[0].seq < h[j].queue[0].seq }
+func (h readyHeap) Less(i, j int) bool { return h[i].head < h[j].head }
 func (h readyHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].index, h[j].index = i, j
@@ -208,6 +209,9 @@ func (s *Scheduler) enqueueLocked(j *job) {
 // heap after its queue or running count changed.
 func (s *Scheduler) fixLocked(t *target) {
 	eligible := len(t.queue) > 0 && t.running < s.opt.PerTarget
+	if len(t.queue) > 0 {
+		t.head = t.queue[0].seq
+	}
 	switch {
 	case eligible && t.index < 0:
 		heap.Push(&s.ready, t)
