@@ -189,7 +189,8 @@ type event struct {
 }
 
 type call struct {
-	ch chan event
+	ch    chan event
+	timer *time.Timer // the per-try timeout, made by the first await
 }
 
 // callPool recycles the calls of single-MAD RPCs: a sweep makes one per
@@ -686,7 +687,15 @@ func (t *tryTimeout) Is(target error) bool { return target == errTryTimeout }
 // await waits for the reply of one try, reassembling an RMPP transfer.
 func (x *exchange) await(w *call, try int, start time.Time) (*Reply, error) {
 	c := x.c
-	timer := time.NewTimer(x.timeout)
+	// A pooled call brings its timer: a sweep makes one per MAD. (Since
+	// Go 1.23 Reset and Stop leave no stale tick in the channel.)
+	timer := w.timer
+	if timer == nil {
+		timer = time.NewTimer(x.timeout)
+		w.timer = timer
+	} else {
+		timer.Reset(x.timeout)
+	}
 	defer timer.Stop()
 	var ra *reassembly
 	idle := 0

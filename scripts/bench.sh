@@ -33,9 +33,22 @@ ROWS=(
 RUNS=${BENCH_RUNS:-3}
 work=$(mktemp -d)
 pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+# stop_all ends what a row started, last started first (OpenSM before the
+# simulator it talks to: the other way round it can hang on exit), and
+# kills what has not gone within 5 s.
+stop_all() {
+	local i p
+	for (( i=${#pids[@]}-1; i>=0; i-- )); do
+		p=${pids[i]}
+		kill "$p" 2>/dev/null || continue
+		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$p" 2>/dev/null || true
+	done
 	wait 2>/dev/null || true
+	pids=()
+}
+cleanup() {
+	stop_all
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -126,9 +139,7 @@ run_row() {
 	if diff -q <(mask "$dir/c.out") <(mask "$dir/ours.out") >/dev/null; then same=yes; fi
 	printf '%-24s %-10s %6d nodes   C %8.3fs   ours %8.3fs   %6.1fx   same output: %s\n' \
 		"$name" "$server" "$nodes" "$tc" "$tg" "$(awk -v c="$tc" -v g="$tg" 'BEGIN { print c / g }')" "$same"
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	pids=()
+	stop_all
 }
 
 want=("$@")
