@@ -449,6 +449,7 @@ type DiscoverStats struct {
 	Method       string  `json:"method"`
 	Queries      int     `json:"queries"`
 	Sent         int     `json:"sent"`
+	FromLinks    int     `json:"from_links"` // probes answered from a link found from its other end
 	PeakInFlight int     `json:"peak_in_flight"`
 	Seconds      float64 `json:"seconds"`
 }
@@ -542,7 +543,7 @@ func topologyJSON(s *subnet.Subnet, rep *subnet.DiscoverReport) *TopologyJSON {
 		doc.Nodes = append(doc.Nodes, nj)
 	}
 	if rep != nil {
-		doc.Stats = &DiscoverStats{Method: rep.Method.String(), Queries: rep.Queries, Sent: rep.Sent, PeakInFlight: rep.PeakInFlight, Seconds: rep.Elapsed.Seconds()}
+		doc.Stats = &DiscoverStats{Method: rep.Method.String(), Queries: rep.Queries, Sent: rep.Sent, FromLinks: rep.FromLinks, PeakInFlight: rep.PeakInFlight, Seconds: rep.Elapsed.Seconds()}
 		for _, f := range rep.Failures {
 			fj := FailureJSON{Path: f.Path.String(), Attribute: smpAttrName(f.Attr), Modifier: f.Mod, Error: f.Err.Error()}
 			if f.Node != 0 {

@@ -826,11 +826,21 @@ func (q *qeRun) portGUID(n *qeNode, port int) iba.GUID {
 	return 0
 }
 
+// portJSON starts a port's --json record; the text output needs none of
+// it, and a sweep of a large fabric makes one per port.
+func (q *qeRun) portJSON(port int, guid iba.GUID, lid uint16) QEPort {
+	j := QEPort{Port: port, LID: lid}
+	if q.e.JSON {
+		j.GUID, j.Counters = guid.String(), map[string]uint64{}
+	}
+	return j
+}
+
 // readErrors is print_errors and print_results: read PortCounters (and
 // PortCountersExtended when the PMA has it) and compose the line.
 func (q *qeRun) readErrors(n *qeNode, port int, lid uint16) *qePort {
 	pr := &qePort{num: port, lid: lid}
-	pr.json = QEPort{Port: port, GUID: q.portGUID(n, port).String(), LID: lid, Counters: map[string]uint64{}}
+	pr.json = q.portJSON(port, q.portGUID(n, port), lid)
 	r := q.perf(lid)
 	b, err := r.query(port, &pr.pc)
 	if err != nil {
@@ -863,7 +873,9 @@ func (q *qeRun) readErrors(n *qeNode, port int, lid uint16) *qePort {
 		} else {
 			v = c.basic(&pr.pc)
 		}
-		pr.json.Counters[c.name] = v
+		if pr.json.Counters != nil {
+			pr.json.Counters[c.name] = v
+		}
 		if q.sup[c.name] || v <= q.thr.val[c.name] {
 			continue
 		}
@@ -962,7 +974,7 @@ func (q *qeRun) dataText(n *qeNode, pr *qePort, nonzero bool) string {
 // readData is print_data_cnts (--counters).
 func (q *qeRun) readData(n *qeNode, port int, lid uint16) *qePort {
 	pr := &qePort{num: port, lid: lid}
-	pr.json = QEPort{Port: port, GUID: n.n.GUID.String(), LID: lid, Counters: map[string]uint64{}}
+	pr.json = q.portJSON(port, n.n.GUID, lid)
 	r := q.perf(lid)
 	if q.extCapable(n) {
 		pce := &iba.PortCountersExtended{}
