@@ -139,6 +139,10 @@ run_row() {
 	if diff -q <(mask "$dir/c.out") <(mask "$dir/ours.out") >/dev/null; then same=yes; fi
 	printf '%-24s %-10s %6d nodes   C %8.3fs   ours %8.3fs   %6.1fx   same output: %s\n' \
 		"$name" "$server" "$nodes" "$tc" "$tg" "$(awk -v c="$tc" -v g="$tg" 'BEGIN { print c / g }')" "$same"
+	if [[ $same == no ]]; then
+		diff <(mask "$dir/c.out") <(mask "$dir/ours.out") | head -8 | sed 's/^/    /'
+		tail -3 "$dir/c.out.err" "$dir/ours.out.err" | sed 's/^/    /'
+	fi
 	stop_all
 }
 
