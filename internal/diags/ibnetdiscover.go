@@ -36,6 +36,7 @@ type discoverFlags struct {
 	loadCache   string
 	mkey        uint64
 	noMlnxEPI   bool
+	probeLinks  bool
 	show        bool
 	progressBar bool
 	cmd         *cobra.Command // where --discovery was registered
@@ -51,6 +52,7 @@ func (f *discoverFlags) register(c *cobra.Command, partial bool) {
 	fl.IntVarP(&f.outstanding, "outstanding_smps", "o", 0, "SMPs outstanding at once (default 256; the C tool's is 2)")
 	fl.IntVar(&f.perNode, "per_node_smps", 0, "SMPs outstanding at once to one node (default 4)")
 	fl.Uint64VarP(&f.mkey, "m_key", "y", 0, "M_Key to put in every SMP")
+	fl.BoolVar(&f.probeLinks, "probe-known-links", false, "send every NodeInfo probe as the C tool does, also across switch links already found from their other end")
 	fl.BoolVar(&f.noMlnxEPI, "no-mlnx-ext-port-info", false, "do not ask Mellanox devices for their extended port info (ibdiag.conf MLX_EPI=false)")
 	if partial {
 		fl.IntVarP(&f.hops, "hops", "n", 0, "partial scan: stop extending paths past this many hops (libibnetdisc max_hops)")
@@ -120,7 +122,8 @@ func (e *Env) discoverOn(sess *session, f *discoverFlags, m subnet.Method, show 
 	opt := subnet.DiscoverOptions{
 		Method: m, LocalLID: sess.local.LID, MaxHops: f.hops,
 		MaxInFlight: f.outstanding, PerNode: f.perNode, NoMlnxExtPortInfo: f.noMlnxEPI, MKey: f.mkey,
-		ShowNode: show, Settled: f.settled,
+		ProbeKnownLinks: f.probeLinks,
+		ShowNode:        show, Settled: f.settled,
 	}
 	if f.direct != "" {
 		p, err := subnet.ParseDRPath(f.direct)
