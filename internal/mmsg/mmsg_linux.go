@@ -58,29 +58,32 @@ func New(c net.Conn, n int) (*Conn, error) {
 // recvmmsg reads up to rwant datagrams without waiting; false when there
 // are none, so that the poller waits for the socket to be readable.
 func (c *Conn) recvmmsg(fd uintptr) bool {
-	r, _, e := unix.Syscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&c.rmsg[0])), uintptr(c.rwant), unix.MSG_DONTWAIT, 0, 0)
-	for e == unix.EINTR {
-		r, _, e = unix.Syscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&c.rmsg[0])), uintptr(c.rwant), unix.MSG_DONTWAIT, 0, 0)
-	}
-	if e == unix.EAGAIN {
-		return false
-	}
-	c.rgot, c.rerrno = int(r), e
-	return true
+	var ok bool
+	c.rgot, c.rerrno, ok = mmsg(unix.SYS_RECVMMSG, fd, c.rmsg, c.rwant)
+	return ok
 }
 
 // sendmmsg writes up to wwant datagrams without waiting; false when the
 // peer's queue is full, so that the poller waits for room.
 func (c *Conn) sendmmsg(fd uintptr) bool {
-	r, _, e := unix.Syscall6(unix.SYS_SENDMMSG, fd, uintptr(unsafe.Pointer(&c.wmsg[0])), uintptr(c.wwant), unix.MSG_DONTWAIT, 0, 0)
-	for e == unix.EINTR {
-		r, _, e = unix.Syscall6(unix.SYS_SENDMMSG, fd, uintptr(unsafe.Pointer(&c.wmsg[0])), uintptr(c.wwant), unix.MSG_DONTWAIT, 0, 0)
+	var ok bool
+	c.wgot, c.werrno, ok = mmsg(unix.SYS_SENDMMSG, fd, c.wmsg, c.wwant)
+	return ok
+}
+
+// mmsg makes one non-blocking recvmmsg(2) or sendmmsg(2) call over the
+// first n headers, repeated on EINTR; ok is false on EAGAIN.
+func mmsg(trap uintptr, fd uintptr, msgs []unix.Mmsghdr, n int) (int, syscall.Errno, bool) {
+	for {
+		r, _, e := unix.Syscall6(trap, fd, uintptr(unsafe.Pointer(&msgs[0])), uintptr(n), unix.MSG_DONTWAIT, 0, 0)
+		switch e {
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return 0, 0, false
+		}
+		return int(r), e, true
 	}
-	if e == unix.EAGAIN {
-		return false
-	}
-	c.wgot, c.werrno = int(r), e
-	return true
 }
 
 func setIOV(msg []unix.Mmsghdr, iov []unix.Iovec, bufs [][]byte) {
