@@ -296,22 +296,6 @@ type query struct {
 	mod  uint32
 }
 
-// routeID and queryID key a route and a query in maps: comparable, and
-// cheap to build (a discovery makes one per SMP).
-type routeID struct {
-	lid  uint16
-	path string
-}
-
-type queryID struct {
-	routeID
-	attr uint16
-	mod  uint32
-}
-
-func (q query) route() routeID { return routeID{q.lid, string(q.path)} }
-func (q query) id() queryID    { return queryID{q.route(), q.attr, q.mod} }
-
 // answer is a query's reply data or error, ready once done is closed, or
 // for a source that is a waiter (without done) once ready is set.
 type answer struct {
