@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmakit/rdmakit/internal/floor"
 	"github.com/rdmakit/rdmakit/internal/testbed"
 )
 
@@ -181,9 +182,7 @@ func TestIBFindNodesUsingHostLine(t *testing.T) {
 	}
 	script, err := testbed.LookPath("ibfindnodesusing")
 	perl, perr := exec.LookPath("perl")
-	if err != nil || perr != nil {
-		t.Skip("the script or perl is not installed: compared above only")
-	}
+	floor.Need(t, err == nil && perr == nil, "ibfindnodesusing (infiniband-diags) and perl")
 	// The script's subs from sortn up to its main, then one list per
 	// input line (names separated by tabs), one output line each.
 	prog := `open(my $f, "<", $ARGV[0]) or die; local $/; my $s = <$f>;
