@@ -354,11 +354,9 @@ type qeRun struct {
 	sup   map[string]bool
 	sl    map[uint16]uint8
 	sched *sched.Scheduler
-	// early holds the nodes whose reading began while the discovery ran;
-	// redone counts those read again because the discovery changed them.
+	// early holds the nodes whose reading began while the discovery ran.
 	early   map[*subnet.Node]*qeNode
 	backlog []*qeNode // settled before the SLs were in
-	redone  int
 	cancel  context.CancelFunc
 
 	mu     sync.Mutex
@@ -647,9 +645,8 @@ func (q *qeRun) sweep(nodes []*subnet.Node) []*qeNode {
 				res[i] = qn
 				continue
 			}
-			// The discovery added to the node after its queries began (a
-			// CA's second port): read it again, as it is now.
-			q.redone++
+			// The discovery changed the node after its queries began:
+			// read it again, as it is now.
 		}
 		res[i] = q.newNode(n)
 		q.launch(res[i])
