@@ -91,7 +91,16 @@ const maxServerInFlight = 256
 // ServeOption adjusts Serve.
 type ServeOption func(*serveOptions)
 
-type serveOptions struct{ oui uint32 }
+type serveOptions struct {
+	oui   uint32
+	ready func()
+}
+
+// WithReady calls f once Serve delivers requests to its handler: the agent
+// is registered with the transport and the class is the server's. A
+// request that arrives before is dropped, so whoever starts a server and
+// then sends it requests waits for this.
+func WithReady(f func()) ServeOption { return func(o *serveOptions) { o.ready = f } }
 
 // WithOUI names the OUI of a vendor-OUI class (0x30-0x4f) to serve: the
 // kernel (umad) delivers such requests only to an agent registered with it
@@ -129,6 +138,9 @@ func (c *Client) Serve(ctx context.Context, class iba.Class, version uint8, meth
 		delete(c.servers, uint8(class))
 		c.mu.Unlock()
 	}()
+	if so.ready != nil {
+		so.ready()
+	}
 	select {
 	case <-ctx.Done():
 		return nil

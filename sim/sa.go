@@ -94,20 +94,19 @@ func (s *SM) startSA() error {
 	a.groups = append(a.groups, broadcastGroup())
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
+	// The first query after RunSM must find the SA serving: wait until
+	// Serve has registered, or has failed to.
 	ready := make(chan struct{})
+	var once sync.Once
+	signal := func() { once.Do(func() { close(ready) }) }
 	go func() {
 		defer close(a.done)
+		defer signal()
 		methods := []iba.Method{iba.MethodGet, iba.MethodSet, iba.MethodGetTable, iba.MethodDelete, iba.MethodGetMulti, iba.MethodGetTraceTable}
-		close(ready)
-		_ = a.mc.Serve(ctx, iba.ClassSubnAdm, 2, methods, a.handle)
+		_ = a.mc.Serve(ctx, iba.ClassSubnAdm, 2, methods, a.handle, mad.WithReady(signal))
 	}()
 	<-ready
 	s.sa.Store(a)
-	// Serve registers its agent before it blocks; wait until it has, so
-	// that the first query after RunSM finds it.
-	for i := 0; i < 1000 && s.f.serverAgent(s.port, uint8(iba.ClassSubnAdm), uint8(iba.MethodGet)) == nil; i++ {
-		time.Sleep(time.Millisecond)
-	}
 	return nil
 }
 
