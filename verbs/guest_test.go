@@ -494,12 +494,26 @@ func TestGuestVerbsStates(t *testing.T) {
 					t.Error(err)
 				}
 			}
-			// RTS to SQD and back; rxe drains at once.
+			// RTS to SQD and back. The way back is only allowed once the
+			// send queue has drained (IBA 10.3.1, the SQD state's Drained
+			// substate); rxe drains on its own thread, usually at once.
 			if err := qp.SetState(verbs.QPStateSQD); err != nil {
 				t.Fatal(err)
 			}
 			if s, _ := qp.State(); s != verbs.QPStateSQD && s != verbs.QPStateRTS {
 				t.Errorf("after SQD: %v", s)
+			}
+			for deadline := time.Now().Add(time.Second); ; time.Sleep(time.Millisecond) {
+				a, err := qp.Query()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !a.SQDraining {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the send queue is still draining after 1 s")
+				}
 			}
 			if err := qp.SetState(verbs.QPStateRTS); err != nil {
 				t.Fatal(err)
