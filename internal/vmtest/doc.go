@@ -16,8 +16,12 @@
 // Run builds the package's test binary with `go test -c -tags vmguest`, boots
 // the VM with it, streams the guest's console into t.Log and fails t when the
 // guest test fails, the guest setup fails, or the VM does not finish within
-// its timeout (then qemu is killed by PID). Without the prepared VM it calls
-// floor.Need: the test skips locally and fails in CI. RunWith adds options:
+// its timeout (then qemu is killed by PID). The kernel's boot messages are
+// kept, not logged, unless the boot fails; a guest that has not started its
+// command within BootTimeout is killed and booted once more, since a hung
+// boot under software emulation says nothing of the code under test.
+// Without the prepared VM it calls floor.Need: the test skips locally and
+// fails in CI. RunWith adds options:
 // environment variables, extra binaries built with `go build`, extra files,
 // cgo, a timeout. Boots are serialised across test processes by a lock file
 // (.cache/vm/run.lock): with two host cores, concurrent TCG guests only slow

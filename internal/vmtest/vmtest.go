@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -36,6 +37,18 @@ const (
 // is zero. TCG boots take several seconds on an idle machine and several
 // times that on a loaded one.
 const DefaultTimeout = 4 * time.Minute
+
+// BootTimeout bounds the boot alone: from starting qemu to the harness's
+// "vmtest: run" line. A boot takes about 6 s on an idle machine and 20 s on a
+// loaded one; a guest that has not started its command after BootTimeout is
+// hung in the kernel or in /init. RunWith then boots it once more, logging
+// the first boot's console, because such a hang says nothing of the code
+// under test; a second hang fails the test.
+const BootTimeout = 2 * time.Minute
+
+// bootLogLines is how many console lines of the boot (before the command
+// starts) are kept to explain a failed boot.
+const bootLogLines = 80
 
 // maxCmdline is the x86 kernel's COMMAND_LINE_SIZE including the final NUL.
 const maxCmdline = 2048
@@ -78,6 +91,41 @@ type Result struct {
 	QEMUExit int
 	// Elapsed is the wall-clock time from starting qemu to its exit.
 	Elapsed time.Duration
+	// Started reports whether the guest's command started (the harness's
+	// "vmtest: run" line).
+	Started bool
+	// BootConsole holds the last console lines printed before the command
+	// started (the kernel's boot messages); they are not logged on success.
+	BootConsole []string
+}
+
+// BootHangError reports a guest that did not start its command within
+// BootTimeout.
+type BootHangError struct {
+	Timeout time.Duration
+	PID     int
+	// Console is the tail of what the guest printed during the boot.
+	Console []string
+}
+
+func (e *BootHangError) Error() string {
+	return fmt.Sprintf("the VM did not start its command within %v of booting; qemu (pid %d) was killed", e.Timeout, e.PID)
+}
+
+func indent(lines []string) string {
+	if len(lines) == 0 {
+		return "    (nothing)"
+	}
+	return "    " + strings.Join(lines, "\n    ")
+}
+
+// bootNote is the boot console of a guest that failed before its command
+// started, for the failure message.
+func bootNote(res Result) string {
+	if res.Started {
+		return ""
+	}
+	return "; the boot console:\n" + indent(res.BootConsole)
 }
 
 // Available reports whether the VM assets are prepared and qemu is installed.
@@ -119,20 +167,6 @@ func RunWith(t testing.TB, o Options) {
 	}
 	defer unlock()
 
-	timeout := o.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	if d, ok := ctx.Deadline(); ok {
-		// Leave the test a little time to report after killing qemu.
-		if left := time.Until(d) - 5*time.Second; left < timeout {
-			timeout = left
-		}
-	}
-	if timeout <= 0 {
-		t.Fatalf("vmtest: no time left before the test deadline to boot the VM")
-	}
-	args := guestArgs(o.Args, timeout)
 	cwd, err := pkgDir(a.root, o.Pkg)
 	if err != nil {
 		t.Fatalf("vmtest: %v", err)
@@ -146,24 +180,50 @@ func RunWith(t testing.TB, o Options) {
 	if floor.InCI() {
 		env["CI"] = "true"
 	}
-	inv := invocation{
-		assets:  a,
-		shared:  dir,
-		argv:    append([]string{testBin}, args...),
-		env:     env,
-		cwd:     cwd,
-		timeout: timeout,
-	}
-	res, err := boot(ctx, t, inv, func(line string) {
-		t.Helper()
-		t.Log(line)
-	})
-	if err != nil {
-		t.Fatalf("vmtest: %s in the VM: %v", o.Pkg, err)
+	var res Result
+	for attempt := 1; ; attempt++ {
+		timeout := o.Timeout
+		if timeout <= 0 {
+			timeout = DefaultTimeout
+		}
+		if d, ok := ctx.Deadline(); ok {
+			// Leave the test a little time to report after killing qemu.
+			if left := time.Until(d) - 5*time.Second; left < timeout {
+				timeout = left
+			}
+		}
+		if timeout <= 0 {
+			t.Fatalf("vmtest: no time left before the test deadline to boot the VM")
+		}
+		inv := invocation{
+			assets:      a,
+			shared:      dir,
+			argv:        append([]string{testBin}, guestArgs(o.Args, timeout)...),
+			env:         env,
+			cwd:         cwd,
+			timeout:     timeout,
+			bootTimeout: BootTimeout,
+		}
+		res, err = boot(ctx, t, inv, func(line string) {
+			t.Helper()
+			t.Log(line)
+		})
+		var hung *BootHangError
+		if attempt == 1 && errors.As(err, &hung) {
+			t.Logf("vmtest: %v; booting it once more. The first boot's console:\n%s", err, indent(hung.Console))
+			continue
+		}
+		if err != nil {
+			if errors.As(err, &hung) {
+				t.Fatalf("vmtest: %s in the VM: %v, twice; the console:\n%s", o.Pkg, err, indent(hung.Console))
+			}
+			t.Fatalf("vmtest: %s in the VM: %v%s", o.Pkg, err, bootNote(res))
+		}
+		break
 	}
 	switch {
 	case res.SetupError != "" || res.Status == setupFailedStatus:
-		t.Errorf("vmtest: the VM's harness failed to set up the guest: %s", res.SetupError)
+		t.Errorf("vmtest: the VM's harness failed to set up the guest: %s%s", res.SetupError, bootNote(res))
 	case res.Status != 0:
 		t.Errorf("vmtest: %s failed in the VM: exit status %d (after %v)", o.Pkg, res.Status, res.Elapsed.Round(time.Millisecond))
 	default:
@@ -398,7 +458,10 @@ type invocation struct {
 	argv    []string          // argv[0] is a file name in shared
 	env     map[string]string // exported for the command
 	cwd     string            // relative to the module root, "" for /tmp
-	timeout time.Duration
+	timeout time.Duration     // the whole run
+	// bootTimeout bounds the time to the "vmtest: run" line; zero or not
+	// below timeout means none of its own.
+	bootTimeout time.Duration
 }
 
 // kernelCmdline encodes the command for scripts/vm/init: base64 keeps
@@ -421,7 +484,10 @@ func kernelCmdline(argv []string, env map[string]string, cwd string) (string, er
 		envLines = append(envLines, k+"="+env[k])
 	}
 	parts := []string{
-		"console=ttyS0", "quiet", "panic=-1", "mitigations=off",
+		// loglevel=6: the boot's messages reach the console, where boot
+		// keeps them to explain a hung or failed boot; /init turns the
+		// console back to warnings and worse before the command runs.
+		"console=ttyS0", "loglevel=6", "panic=-1", "mitigations=off",
 		"vmtest.argv=" + base64.StdEncoding.EncodeToString([]byte(strings.Join(argv, "\n")+"\n")),
 	}
 	if len(envLines) > 0 {
@@ -460,6 +526,7 @@ func qemuArgs(inv invocation, cmdline string) []string {
 
 var (
 	exitLine  = regexp.MustCompile(`^vmtest: exit ([0-9]+)$`)
+	runLine   = regexp.MustCompile(`^vmtest: run `)
 	setupLine = regexp.MustCompile(`^vmtest: setup failed: (.*)$`)
 )
 
@@ -500,6 +567,16 @@ func boot(ctx context.Context, t testing.TB, inv invocation, logLine func(string
 		}
 	})
 
+	var started, hung atomic.Bool
+	if inv.bootTimeout > 0 && inv.bootTimeout < inv.timeout {
+		watchdog := time.AfterFunc(inv.bootTimeout, func() {
+			if !started.Load() {
+				hung.Store(true)
+				cancel()
+			}
+		})
+		defer watchdog.Stop()
+	}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
@@ -509,6 +586,18 @@ func boot(ctx context.Context, t testing.TB, inv invocation, logLine func(string
 		}
 		if m := setupLine.FindStringSubmatch(line); m != nil {
 			res.SetupError = m[1]
+		}
+		if !started.Load() {
+			if runLine.MatchString(line) {
+				started.Store(true)
+			} else if !strings.HasPrefix(line, "vmtest: ") {
+				// A kernel message of the boot: kept, not logged.
+				if len(res.BootConsole) == bootLogLines {
+					res.BootConsole = append(res.BootConsole[:0], res.BootConsole[1:]...)
+				}
+				res.BootConsole = append(res.BootConsole, line)
+				continue
+			}
 		}
 		logLine(line)
 	}
@@ -520,6 +609,10 @@ func boot(ctx context.Context, t testing.TB, inv invocation, logLine func(string
 	res.Elapsed = time.Since(start)
 	if cmd.ProcessState != nil {
 		res.QEMUExit = cmd.ProcessState.ExitCode()
+	}
+	res.Started = started.Load()
+	if hung.Load() {
+		return res, &BootHangError{Timeout: inv.bootTimeout, PID: pid, Console: res.BootConsole}
 	}
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("the VM did not finish within %v; qemu (pid %d) was killed: %w", inv.timeout, pid, ctx.Err())

@@ -282,3 +282,78 @@ func TestBuildRejectsBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// fakeQEMU writes a shell script that stands in for qemu: it prints lines
+// and then runs tail (a sleep, or an exit).
+func fakeQEMU(t *testing.T, lines []string, tail string) vmAssets {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n")
+	for _, l := range lines {
+		fmt.Fprintf(&b, "echo '%s'\n", l)
+	}
+	b.WriteString(tail + "\n")
+	path := filepath.Join(t.TempDir(), "qemu")
+	if err := os.WriteFile(path, []byte(b.String()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return vmAssets{qemu: path}
+}
+
+// TestBootHang checks the boot watchdog without the VM: a "qemu" that
+// prints kernel messages and never starts the command is killed after the
+// boot timeout, and the error carries the last boot lines, not the first.
+func TestBootHang(t *testing.T) {
+	var kernel []string
+	for i := range bootLogLines + 5 {
+		kernel = append(kernel, fmt.Sprintf("[ %d.0] kernel line %d", i, i))
+	}
+	a := fakeQEMU(t, append(kernel, "vmtest: setting up"), "exec sleep 60")
+	var logged []string
+	start := time.Now()
+	res, err := boot(t.Context(), t, invocation{
+		assets: a, shared: t.TempDir(), argv: []string{"x"},
+		timeout: 30 * time.Second, bootTimeout: time.Second,
+	}, func(l string) { logged = append(logged, l) })
+	var hung *BootHangError
+	if !errors.As(err, &hung) {
+		t.Fatalf("boot returned %v, want a BootHangError", err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("boot took %v to give up after a 1s boot timeout", took)
+	}
+	if res.Started {
+		t.Error("Started is true for a guest that never ran its command")
+	}
+	if len(hung.Console) != bootLogLines || hung.Console[0] != kernel[5] || hung.Console[bootLogLines-1] != kernel[len(kernel)-1] {
+		t.Errorf("console kept %d lines from %q, want the last %d kernel lines", len(hung.Console), hung.Console[0], bootLogLines)
+	}
+	// The harness's own lines are logged; the kernel's are not.
+	if len(logged) != 1 || logged[0] != "vmtest: setting up" {
+		t.Errorf("logged %q, want only the harness line", logged)
+	}
+	if err := syscall.Kill(hung.PID, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("fake qemu pid %d still exists (kill(0): %v)", hung.PID, err)
+	}
+}
+
+// TestBootStartedNoHang checks that the boot timeout no longer applies once
+// the command has started, and that everything from then on is logged.
+func TestBootStartedNoHang(t *testing.T) {
+	a := fakeQEMU(t, []string{"[ 0.1] kernel", "vmtest: run /mnt/vmtest/x in /tmp at 0.5s", "[ 9.0] a kernel error", "output"},
+		"sleep 2; echo 'vmtest: exit 0'; exit 1")
+	var logged []string
+	res, err := boot(t.Context(), t, invocation{
+		assets: a, shared: t.TempDir(), argv: []string{"x"},
+		timeout: 30 * time.Second, bootTimeout: time.Second,
+	}, func(l string) { logged = append(logged, l) })
+	if err != nil {
+		t.Fatalf("boot: %v", err)
+	}
+	if !res.Started || res.Status != 0 || len(res.BootConsole) != 1 {
+		t.Errorf("result %+v, want started, status 0, one boot line", res)
+	}
+	if want := []string{"vmtest: run /mnt/vmtest/x in /tmp at 0.5s", "[ 9.0] a kernel error", "output", "vmtest: exit 0"}; strings.Join(logged, "|") != strings.Join(want, "|") {
+		t.Errorf("logged %q, want %q", logged, want)
+	}
+}
