@@ -46,6 +46,9 @@ const DefaultTimeout = 4 * time.Minute
 // under test; a second hang fails the test.
 const BootTimeout = 2 * time.Minute
 
+// bootTimeout is BootTimeout, shortened by the tests of the retry.
+var bootTimeout = BootTimeout
+
 // bootLogLines is how many console lines of the boot (before the command
 // starts) are kept to explain a failed boot.
 const bootLogLines = 80
@@ -202,7 +205,7 @@ func RunWith(t testing.TB, o Options) {
 			env:         env,
 			cwd:         cwd,
 			timeout:     timeout,
-			bootTimeout: BootTimeout,
+			bootTimeout: bootTimeout,
 		}
 		res, err = boot(ctx, t, inv, func(line string) {
 			t.Helper()

@@ -357,3 +357,83 @@ func TestBootStartedNoHang(t *testing.T) {
 		t.Errorf("logged %q, want %q", logged, want)
 	}
 }
+
+// stubBoots puts a stand-in for qemu first in PATH whose first hangs boots
+// hang and whose later boots run the command, and shortens the boot
+// timeout; it returns the file that counts the boots.
+func stubBoots(t *testing.T, hangs int) string {
+	t.Helper()
+	dir := t.TempDir()
+	count := filepath.Join(dir, "boots")
+	script := fmt.Sprintf(`#!/bin/sh
+echo x >>%[1]s
+if [ "$(wc -l <%[1]s)" -le %[2]d ]; then
+	echo "[ 0.5] boot $(wc -l <%[1]s), stuck here"
+	exec sleep 60
+fi
+echo '[ 0.5] a boot that goes on'
+echo 'vmtest: run /mnt/vmtest/guest.test in /tmp at 0.6s'
+echo 'vmtest: exit 0'
+exit 1
+`, count, hangs)
+	if err := os.WriteFile(filepath.Join(dir, qemuBinary), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	old := bootTimeout
+	bootTimeout = 2 * time.Second
+	t.Cleanup(func() { bootTimeout = old })
+	return count
+}
+
+func boots(t *testing.T, count string) int {
+	b, err := os.ReadFile(count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// TestRunRetriesHungBoot runs RunWith against a stand-in for qemu whose
+// first boot hangs and whose second runs the command: the test passes, and
+// its log says why it booted twice and shows the first boot's console.
+func TestRunRetriesHungBoot(t *testing.T) {
+	floor.Need(t, Available(), "kernel test VM (scripts/floors/30-vm.sh)")
+	count := stubBoots(t, 1)
+	r := &recorder{TB: t}
+	r.run(func() { Run(r, "./internal/vmtest", "-test.run=^TestGuestRXE$") })
+	if r.failed {
+		t.Fatalf("Run failed although the second boot ran the command; log:\n%s", r.text())
+	}
+	for _, want := range []string{"did not start its command within 2s", "booting it once more", "boot 1, stuck here"} {
+		if !strings.Contains(r.text(), want) {
+			t.Errorf("log lacks %q:\n%s", want, r.text())
+		}
+	}
+	if strings.Contains(r.text(), "a boot that goes on") {
+		t.Errorf("the console of a boot that went on was logged:\n%s", r.text())
+	}
+	if n := boots(t, count); n != 2 {
+		t.Errorf("qemu started %d times, want 2", n)
+	}
+}
+
+// TestRunFailsTwiceHungBoot: a second hung boot fails the test, with the
+// second boot's console, and there is no third.
+func TestRunFailsTwiceHungBoot(t *testing.T) {
+	floor.Need(t, Available(), "kernel test VM (scripts/floors/30-vm.sh)")
+	count := stubBoots(t, 2)
+	r := &recorder{TB: t}
+	r.run(func() { Run(r, "./internal/vmtest", "-test.run=^TestGuestRXE$") })
+	if !r.failed {
+		t.Fatalf("Run passed with two hung boots; log:\n%s", r.text())
+	}
+	for _, want := range []string{"twice", "boot 2, stuck here"} {
+		if !strings.Contains(r.text(), want) {
+			t.Errorf("log lacks %q:\n%s", want, r.text())
+		}
+	}
+	if n := boots(t, count); n != 2 {
+		t.Errorf("qemu started %d times, want 2", n)
+	}
+}
