@@ -158,6 +158,50 @@ func onUint(f func(v uint64, bits int) string) Formatter {
 	}
 }
 
+// LinkWidth renders a LinkWidthActive value (PortInfo, IBA 14.2.5.6) as
+// libibmad's mad_dump_linkwidth does: "4X", or "undefined (n)".
+func LinkWidth(v uint64) string {
+	if n := iba.LinkWidthLanes(uint8(v)); n > 0 && v < 256 {
+		return fmt.Sprintf("%dX", n)
+	}
+	return fmt.Sprintf("undefined (%d)", v)
+}
+
+// LinkSpeed renders a LinkSpeedActive value (PortInfo, IBA 14.2.5.6) as
+// libibmad's mad_dump_linkspeed does: "10.0 Gbps", "Extended speed" for 0.
+func LinkSpeed(v uint64) string {
+	switch v {
+	case 0:
+		return "Extended speed"
+	case 1:
+		return "2.5 Gbps"
+	case 2:
+		return "5.0 Gbps"
+	case 4:
+		return "10.0 Gbps"
+	}
+	return fmt.Sprintf("undefined (%d)", v)
+}
+
+// LinkSpeedExt renders a LinkSpeedExtActive value (PortInfo, IBA 14.2.5.6)
+// as libibmad's mad_dump_linkspeedext does: "25.78125 Gbps", "No Extended
+// Speed" for 0.
+func LinkSpeedExt(v uint64) string {
+	switch v {
+	case 0:
+		return "No Extended Speed"
+	case 1:
+		return "14.0625 Gbps"
+	case 2:
+		return "25.78125 Gbps"
+	case 4:
+		return "53.125 Gbps"
+	case 8:
+		return "106.25 Gbps"
+	}
+	return fmt.Sprintf("undefined (%d)", v)
+}
+
 // The libibmad formatters (libibmad/dump.c mad_dump_*), by the function they
 // copy. Each takes the value and the component width; libibmad sizes hex by
 // the whole bytes the field spans.
@@ -166,12 +210,7 @@ var (
 	diagUint = onUint(func(v uint64, _ int) string { return fmt.Sprintf("%d", v) })
 	diagHex  = onUint(func(v uint64, bits int) string { return fmt.Sprintf("0x%0*x", 2*((bits+7)/8), v) })
 
-	diagLinkWidth = onUint(func(v uint64, _ int) string {
-		if n := iba.LinkWidthLanes(uint8(v)); n > 0 && v < 256 {
-			return fmt.Sprintf("%dX", n)
-		}
-		return fmt.Sprintf("undefined (%d)", v)
-	})
+	diagLinkWidth    = onUint(func(v uint64, _ int) string { return LinkWidth(v) })
 	diagLinkWidthSup = onUint(func(v uint64, _ int) string {
 		s := widthList(v)
 		switch v {
@@ -185,36 +224,10 @@ var (
 	})
 	diagLinkWidthEn = onUint(func(v uint64, _ int) string { return widthList(v) })
 
-	diagLinkSpeed = onUint(func(v uint64, _ int) string {
-		switch v {
-		case 0:
-			return "Extended speed"
-		case 1:
-			return "2.5 Gbps"
-		case 2:
-			return "5.0 Gbps"
-		case 4:
-			return "10.0 Gbps"
-		}
-		return fmt.Sprintf("undefined (%d)", v)
-	})
+	diagLinkSpeed     = onUint(func(v uint64, _ int) string { return LinkSpeed(v) })
 	diagLinkSpeedList = onUint(speedList)
 
-	diagLinkSpeedExt = onUint(func(v uint64, _ int) string {
-		switch v {
-		case 0:
-			return "No Extended Speed"
-		case 1:
-			return "14.0625 Gbps"
-		case 2:
-			return "25.78125 Gbps"
-		case 4:
-			return "53.125 Gbps"
-		case 8:
-			return "106.25 Gbps"
-		}
-		return fmt.Sprintf("undefined (%d)", v)
-	})
+	diagLinkSpeedExt    = onUint(func(v uint64, _ int) string { return LinkSpeedExt(v) })
 	diagLinkSpeedExtSup = onUint(func(v uint64, _ int) string { return speedExtList(v) })
 	diagLinkSpeedExtEn  = onUint(func(v uint64, _ int) string {
 		if v == 30 {

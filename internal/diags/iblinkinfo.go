@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/rdmakit/rdmakit/subnet"
 )
 
@@ -379,52 +380,10 @@ func liMlnxExt(p *subnet.Port) iba.MlnxExtPortInfo {
 }
 
 // The libibmad renderings (libibmad/dump.c) of the fields the link line
-// shows.
-func liWidth(w uint8) string {
-	switch w {
-	case 1:
-		return "1X"
-	case 2:
-		return "4X"
-	case 4:
-		return "8X"
-	case 8:
-		return "12X"
-	case 16:
-		return "2X"
-	}
-	return fmt.Sprintf("undefined (%d)", w)
-}
-
-func liSpeed(s uint8) string {
-	switch s {
-	case 0:
-		return "Extended speed"
-	case 1:
-		return "2.5 Gbps"
-	case 2:
-		return "5.0 Gbps"
-	case 4:
-		return "10.0 Gbps"
-	}
-	return fmt.Sprintf("undefined (%d)", s)
-}
-
-func liSpeedExt(s uint8) string {
-	switch s {
-	case 0:
-		return "No Extended Speed"
-	case 1:
-		return "14.0625 Gbps"
-	case 2:
-		return "25.78125 Gbps"
-	case 4:
-		return "53.125 Gbps"
-	case 8:
-		return "106.25 Gbps"
-	}
-	return fmt.Sprintf("undefined (%d)", s)
-}
+// shows; width and speeds are ibaprint's.
+func liWidth(w uint8) string    { return ibaprint.LinkWidth(uint64(w)) }
+func liSpeed(s uint8) string    { return ibaprint.LinkSpeed(uint64(s)) }
+func liSpeedExt(s uint8) string { return ibaprint.LinkSpeedExt(uint64(s)) }
 
 func liPortState(s iba.PortState) string {
 	switch s {
