@@ -489,7 +489,7 @@ func kernelCmdline(argv []string, env map[string]string, cwd string) (string, er
 	parts := []string{
 		// loglevel=6: the boot's messages reach the console, where boot
 		// keeps them to explain a hung or failed boot; /init turns the
-		// console back to warnings and worse before the command runs.
+		// console back to errors and worse (as "quiet") before the command runs.
 		"console=ttyS0", "loglevel=6", "panic=-1", "mitigations=off",
 		"vmtest.argv=" + base64.StdEncoding.EncodeToString([]byte(strings.Join(argv, "\n")+"\n")),
 	}
