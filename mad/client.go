@@ -89,6 +89,7 @@ type Client struct {
 	pending map[matchKey]*call
 	sending map[sessionKey]*sendSession
 	servers map[uint8]*server
+	watch   map[context.Context]*ctxWatch // of pending async calls
 }
 
 type agentKey struct {
@@ -124,6 +125,7 @@ func NewClient(t Transport, opts ...Option) *Client {
 		pending:     map[matchKey]*call{},
 		sending:     map[sessionKey]*sendSession{},
 		servers:     map[uint8]*server{},
+		watch:       map[context.Context]*ctxWatch{},
 	}
 	for _, o := range opts {
 		o(c)
@@ -191,6 +193,7 @@ type event struct {
 type call struct {
 	ch    chan event
 	timer *time.Timer // the per-try timeout, made by the first await
+	a     *asyncCall  // set for a call of Start, which has no ch
 }
 
 // callPool recycles the calls of single-MAD RPCs: a sweep makes one per
@@ -222,7 +225,6 @@ func (c *Client) deliver(ch chan event, p *Packet) bool {
 
 func (c *Client) readLoop() {
 	defer c.wg.Done()
-	defer close(c.dead)
 	for {
 		p, err := c.t.Recv(c.ctx)
 		if err != nil {
@@ -231,6 +233,8 @@ func (c *Client) readLoop() {
 			} else {
 				c.rdErr = fmt.Errorf("receiving MADs: %w", err)
 			}
+			close(c.dead)
+			c.failAsync(c.rdErr)
 			return
 		}
 		c.dispatch(p)
@@ -251,7 +255,11 @@ func (c *Client) dispatch(p *Packet) {
 		c.mu.Lock()
 		w := c.pending[mk]
 		c.mu.Unlock()
-		if w != nil {
+		switch {
+		case w == nil:
+		case w.a != nil:
+			c.asyncReply(w.a, p)
+		default:
 			c.deliver(w.ch, p)
 		}
 		return
@@ -281,7 +289,10 @@ func (c *Client) dispatch(p *Packet) {
 		c.mu.Lock()
 		w := c.pending[mk]
 		c.mu.Unlock()
-		if w == nil || !c.deliver(w.ch, p) {
+		switch {
+		case w != nil && w.a != nil:
+			c.asyncReply(w.a, p)
+		case w == nil || !c.deliver(w.ch, p):
 			c.emit(TraceEvent{Kind: TraceUnexpected, MAD: p.MAD, Addr: p.Addr})
 		}
 		return
@@ -403,6 +414,16 @@ func attrName(class iba.Class, id uint16) string {
 // returned with it), a *TimeoutError, an *RMPPError, or an
 // *IllegalRPCError before anything is sent.
 func (c *Client) Do(ctx context.Context, req Request) (*Reply, error) {
+	x, err := c.prepare(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return x.run()
+}
+
+// prepare checks a request, registers its agent and lays out the MAD: all
+// of an RPC up to its first send.
+func (c *Client) prepare(ctx context.Context, req Request) (*exchange, error) {
 	if req.Target == nil {
 		return nil, errors.New("mad: request without a target")
 	}
@@ -479,12 +500,11 @@ func (c *Client) Do(ctx context.Context, req Request) (*Reply, error) {
 			addr.QKey = QP1QKey
 		}
 	}
-	x := &exchange{
+	return &exchange{
 		c: c, ctx: ctx, name: name, attr: aname, tgt: req.Target,
 		class: class, ci: ci, agent: agent, addr: addr, tid: tid,
 		timeout: timeout, tries: tries, request: mad,
-	}
-	return x.run()
+	}, nil
 }
 
 // build lays out the request MAD; for an RMPP class with more data than a
@@ -549,7 +569,7 @@ type exchange struct {
 	name    string
 	attr    string
 	tgt     Target
-	target  string // tgt.String(), made when a message or trace needs it
+	target  atomic.Pointer[string] // tgt.String(), made when a message or trace needs it
 	class   iba.Class
 	ci      classInfo
 	agent   int
@@ -563,10 +583,12 @@ type exchange struct {
 // tname names the target; building the name costs, so it waits until an
 // error or a trace needs it.
 func (x *exchange) tname() string {
-	if x.target == "" {
-		x.target = x.tgt.String()
+	if s := x.target.Load(); s != nil {
+		return *s
 	}
-	return x.target
+	s := x.tgt.String()
+	x.target.Store(&s)
+	return s
 }
 
 func (x *exchange) key() matchKey { return matchKey{uint8(x.class), uint32(x.tid)} }
@@ -604,9 +626,7 @@ func (x *exchange) run() (*Reply, error) {
 	start := time.Now()
 	for try := 1; try <= x.tries; try++ {
 		if try > 1 {
-			if c.trace != nil {
-				c.emit(TraceEvent{Kind: TraceRetry, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: first, Addr: x.addr, Err: last})
-			}
+			x.traceRetry(try, first, last)
 		}
 		if segmented {
 			segs := segment(x.request, x.ci.dataOff)
@@ -624,27 +644,18 @@ func (x *exchange) run() (*Reply, error) {
 		}
 		rep, err := x.await(w, try, start)
 		if err == nil {
-			h, _ := readHeader(rep.MAD)
-			rep.Status = h.statusBits()
-			rep.Request = first
-			rep.Tries = try
-			if rep.Status&StatusBusy != 0 && try < x.tries {
-				last = x.statusError(rep)
+			busy, err := x.settle(rep, first, try, start)
+			if busy {
+				last = err
 				select {
 				case <-time.After(busyWait):
 				case <-x.ctx.Done():
-					return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.tname(), x.ctx.Err())
+					return nil, x.ctxError()
 				}
 				busyWait = min(2*busyWait, x.timeout)
 				continue
 			}
-			if c.trace != nil {
-				c.emit(TraceEvent{Kind: TraceReply, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: rep.MAD, Addr: rep.Addr, Elapsed: time.Since(start)})
-			}
-			if rep.Status != 0 {
-				return rep, x.statusError(rep)
-			}
-			return rep, nil
+			return rep, err
 		}
 		if !errors.Is(err, errTryTimeout) {
 			return nil, err
@@ -654,7 +665,54 @@ func (x *exchange) run() (*Reply, error) {
 			last = tt.cause
 		}
 	}
-	return nil, &TimeoutError{RPC: x.name, Attr: x.attr, Target: x.tname(), Tries: x.tries, Timeout: x.timeout, Last: last, Request: first}
+	return nil, x.timeoutError(first, last)
+}
+
+// settle fills in a reply that ends try and says what it means: busy when
+// the responder answered BUSY and tries are left (the error is then the
+// BUSY status, to report should no later try get an answer), else the
+// RPC's result.
+func (x *exchange) settle(rep *Reply, first []byte, try int, start time.Time) (busy bool, err error) {
+	h, _ := readHeader(rep.MAD)
+	rep.Status = h.statusBits()
+	rep.Request = first
+	rep.Tries = try
+	if rep.Status&StatusBusy != 0 && try < x.tries {
+		return true, x.statusError(rep)
+	}
+	if x.c.trace != nil {
+		x.c.emit(TraceEvent{Kind: TraceReply, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: rep.MAD, Addr: rep.Addr, Elapsed: time.Since(start)})
+	}
+	if rep.Status != 0 {
+		return false, x.statusError(rep)
+	}
+	return false, nil
+}
+
+// ctxError is the RPC's failure when its context ended.
+func (x *exchange) ctxError() error {
+	return fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.tname(), x.ctx.Err())
+}
+
+// timeoutError is the RPC's failure when every try went unanswered; last
+// is what ended the last one, when something said.
+func (x *exchange) timeoutError(first []byte, last error) *TimeoutError {
+	return &TimeoutError{RPC: x.name, Attr: x.attr, Target: x.tname(), Tries: x.tries, Timeout: x.timeout, Last: last, Request: first}
+}
+
+// traceTimeout reports the end of an unanswered try.
+func (x *exchange) traceTimeout(try int, cause error, start time.Time) {
+	if x.c.trace != nil {
+		x.c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: x.request, Addr: x.addr, Err: cause, Elapsed: time.Since(start)})
+	}
+}
+
+// traceRetry reports that try is about to be sent after last ended the one
+// before.
+func (x *exchange) traceRetry(try int, first []byte, last error) {
+	if x.c.trace != nil {
+		x.c.emit(TraceEvent{Kind: TraceRetry, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: first, Addr: x.addr, Err: last})
+	}
 }
 
 func (x *exchange) statusError(rep *Reply) *StatusError {
@@ -705,14 +763,12 @@ func (x *exchange) await(w *call, try int, start time.Time) (*Reply, error) {
 			if ra != nil {
 				ra.abort(RMPPStatusUnspecified)
 			}
-			return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.tname(), x.ctx.Err())
+			return nil, x.ctxError()
 		case <-c.dead:
 			return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.tname(), c.rdErr)
 		case <-timer.C:
 			if ra == nil {
-				if c.trace != nil {
-					c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: x.request, Addr: x.addr, Elapsed: time.Since(start)})
-				}
+				x.traceTimeout(try, nil, start)
 				return nil, &tryTimeout{}
 			}
 			// A transfer under way: prompt the sender with our last ACK
@@ -720,9 +776,7 @@ func (x *exchange) await(w *call, try int, start time.Time) (*Reply, error) {
 			idle++
 			if idle >= x.tries {
 				ra.abort(RMPPStatusTotalTimeout)
-				if c.trace != nil {
-					c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: x.request, Addr: x.addr, Elapsed: time.Since(start)})
-				}
+				x.traceTimeout(try, nil, start)
 				return nil, &TimeoutError{RPC: x.name, Attr: x.attr, Target: x.tname(), Tries: idle, Timeout: x.timeout,
 					Last: fmt.Errorf("RMPP transfer stalled after %d segments", ra.expected-1), Request: x.request}
 			}
@@ -736,9 +790,7 @@ func (x *exchange) await(w *call, try int, start time.Time) (*Reply, error) {
 			if p.Err != nil {
 				// The transport dropped our request (ibsim's status 110,
 				// the kernel's ETIMEDOUT): this try is over.
-				if c.trace != nil {
-					c.emit(TraceEvent{Kind: TraceTimeout, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: x.request, Addr: x.addr, Err: p.Err, Elapsed: time.Since(start)})
-				}
+				x.traceTimeout(try, p.Err, start)
 				if ra == nil {
 					return nil, &tryTimeout{cause: p.Err}
 				}

@@ -186,34 +186,37 @@ func TestDropsRetryAndSucceedOrTimeOut(t *testing.T) {
 	t.Logf("30%% loss: %d succeeded, %d timed out, %d sends", ok.Load(), timedOut.Load(), tr.Sent())
 }
 
+// TestBusyIsRetried: through Do and through Start alike.
 func TestBusyIsRetried(t *testing.T) {
-	var n atomic.Int32
-	tr := madtest.New(func(req *mad.Packet) []*mad.Packet {
-		if n.Add(1) <= 2 {
-			return []*mad.Packet{madtest.Reply(req, mad.StatusBusy, nil)}
+	for _, async := range []bool{false, true} {
+		var n atomic.Int32
+		tr := madtest.New(func(req *mad.Packet) []*mad.Packet {
+			if n.Add(1) <= 2 {
+				return []*mad.Packet{madtest.Reply(req, mad.StatusBusy, nil)}
+			}
+			return nodeInfoResponder(req)
+		})
+		c := newClient(t, tr, mad.WithBusyBackoff(time.Millisecond))
+		rep, err := rpc(t, c, async, nodeInfoReq(9))
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nodeInfoResponder(req)
-	})
-	c := newClient(t, tr, mad.WithBusyBackoff(time.Millisecond))
-	rep, err := c.Do(testCtx(t), mad.Request{Target: lid(9), Class: iba.ClassSubnMgt, Method: iba.MethodGet, AttrID: 0x11})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Tries != 3 || rep.Status != 0 {
-		t.Errorf("tries %d status %#x, want 3 and 0", rep.Tries, rep.Status)
-	}
+		if rep.Tries != 3 || rep.Status != 0 || nodeGUIDOf(t, rep) != 0x1009 {
+			t.Errorf("async %v: tries %d status %#x, want 3 and 0", async, rep.Tries, rep.Status)
+		}
 
-	busy := madtest.New(func(req *mad.Packet) []*mad.Packet {
-		return []*mad.Packet{madtest.Reply(req, mad.StatusBusy, nil)}
-	})
-	c2 := newClient(t, busy, mad.WithBusyBackoff(time.Millisecond))
-	err = c2.SubnGet(testCtx(t), lid(9), &iba.NodeInfo{}, 0)
-	var se *mad.StatusError
-	if !errors.As(err, &se) || !se.Busy() || !errors.Is(err, mad.ErrBusy) {
-		t.Fatalf("got %v, want a busy StatusError", err)
-	}
-	if busy.Sent() != 3 {
-		t.Errorf("sent %d, want 3", busy.Sent())
+		busy := madtest.New(func(req *mad.Packet) []*mad.Packet {
+			return []*mad.Packet{madtest.Reply(req, mad.StatusBusy, nil)}
+		})
+		c2 := newClient(t, busy, mad.WithBusyBackoff(time.Millisecond))
+		rep, err = rpc(t, c2, async, nodeInfoReq(9))
+		var se *mad.StatusError
+		if !errors.As(err, &se) || !se.Busy() || !errors.Is(err, mad.ErrBusy) || rep == nil || rep.Tries != 3 {
+			t.Fatalf("async %v: got %v (reply %v), want a busy StatusError with its reply", async, err, rep)
+		}
+		if busy.Sent() != 3 {
+			t.Errorf("async %v: sent %d, want 3", async, busy.Sent())
+		}
 	}
 }
 

@@ -88,7 +88,7 @@ func (ra *reassembly) add(mad []byte, r rmppInfo) (done bool, err error) {
 		}
 		if ra.expected > maxRMPPSegments {
 			ra.send(RMPPTypeStop, RMPPStatusResources, 0, 0)
-			return false, &RMPPError{RPC: ra.x.name, Target: ra.x.target, Type: RMPPTypeStop, Status: RMPPStatusResources, Local: true, Request: ra.x.request, Reply: mad}
+			return false, &RMPPError{RPC: ra.x.name, Target: ra.x.tname(), Type: RMPPTypeStop, Status: RMPPStatusResources, Local: true, Request: ra.x.request, Reply: mad}
 		}
 		if seg >= ra.windowLast {
 			ra.windowLast = seg + RMPPWindow
@@ -127,7 +127,7 @@ func (ra *reassembly) send(typ, status uint8, d1, d2 uint32) {
 	}
 	b := control(ra.last, typ, status, d1, d2)
 	x := ra.x
-	x.c.emit(TraceEvent{Kind: TraceRMPP, RPC: x.name, Attr: x.attr, Target: x.target, MAD: b, Addr: ra.addr})
+	x.c.emit(TraceEvent{Kind: TraceRMPP, RPC: x.name, Attr: x.attr, Target: x.tname(), MAD: b, Addr: ra.addr})
 	// A lost ACK is recovered by the sender's timeout; nothing to report.
 	_ = x.c.t.Send(x.ctx, &Packet{Agent: x.agent, Addr: gsiAddr(ra.addr), MAD: b})
 }
@@ -275,6 +275,6 @@ func (c *Client) sendTransfer(t transfer) error {
 func (x *exchange) sendTransfer(segs [][]byte) error {
 	return x.c.sendTransfer(transfer{
 		ctx: x.ctx, key: sessionKey{uint8(x.class), uint32(x.tid), x.addr.LID}, agent: x.agent, addr: x.addr,
-		segs: segs, timeout: x.timeout, tries: x.tries, rpc: x.name, target: x.target,
+		segs: segs, timeout: x.timeout, tries: x.tries, rpc: x.name, target: x.tname(),
 	})
 }

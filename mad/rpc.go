@@ -128,18 +128,51 @@ func unmarshalAttr(attr iba.Attribute, data []byte) error {
 }
 
 func (c *Client) attrRPC(ctx context.Context, t Target, class iba.Class, m iba.Method, rpc string, attr iba.Attribute, mod, oui uint32) error {
+	req, err := attrRequest(t, class, m, rpc, attr, mod, oui)
+	if err != nil {
+		return err
+	}
+	rep, err := c.Do(ctx, req)
+	if err != nil {
+		return err
+	}
+	return attrReply(t, rpc, attr, rep)
+}
+
+// StartPerformanceGet is PerformanceGet through Start: done is called with
+// what PerformanceGet would return, attr decoded, on the goroutines Start
+// says.
+func (c *Client) StartPerformanceGet(ctx context.Context, t Target, attr iba.Attribute, mod uint32, done func(error)) {
+	const rpc = "PerformanceGet"
+	req, err := attrRequest(t, iba.ClassPerfMgt, iba.MethodGet, rpc, attr, mod, 0)
+	if err != nil {
+		done(err)
+		return
+	}
+	c.Start(ctx, req, func(rep *Reply, err error) {
+		if err == nil {
+			err = attrReply(t, rpc, attr, rep)
+		}
+		done(err)
+	})
+}
+
+// attrRequest is the request of an RPC on a typed attribute.
+func attrRequest(t Target, class iba.Class, m iba.Method, rpc string, attr iba.Attribute, mod, oui uint32) (Request, error) {
 	d := attr.Desc()
 	if err := checkRPC(rpc, d); err != nil {
-		return err
+		return Request{}, err
 	}
 	data, err := marshalAttr(attr)
 	if err != nil {
-		return err
+		return Request{}, err
 	}
-	rep, err := c.Do(ctx, Request{Target: t, Class: class, Method: m, AttrID: d.AttrID, AttrMod: mod, Data: data, DataOff: d.DataOff / 8, OUI: oui, Unchecked: true})
-	if err != nil {
-		return err
-	}
+	return Request{Target: t, Class: class, Method: m, AttrID: d.AttrID, AttrMod: mod, Data: data, DataOff: d.DataOff / 8, OUI: oui, Unchecked: true}, nil
+}
+
+// attrReply decodes the reply of an RPC on a typed attribute into it.
+func attrReply(t Target, rpc string, attr iba.Attribute, rep *Reply) error {
+	d := attr.Desc()
 	reply := rep.Data()
 	if d.DataOff != 0 {
 		// An attribute outside the data area (CongestionLog starts in the
