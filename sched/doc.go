@@ -12,6 +12,15 @@
 // retries stay in mad.Client, which owns the per-MAD timer; sched only
 // decides when a call may start.
 //
+// A job may also be asynchronous (SubmitAsync): it starts its RPC with
+// mad.Client.Start and returns, and calls done from the RPC's callback.
+// It then holds no goroutine while its MAD is out, and a reply costs no
+// switch to a waiting goroutine: the client's reader runs the callback
+// and the scheduler's accounting, while one goroutine of the scheduler
+// starts the jobs that the freed slots allow. On a sweep of a large
+// fabric, with hundreds of MADs in flight, that is a good part of the CPU
+// spent per MAD.
+//
 // A breadth-first discovery submits the start node's work, and each job
 // submits the work its reply reveals (Submit is safe from inside running
 // jobs); Wait returns once no job is running, queued or waiting to be

@@ -4,9 +4,11 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -19,9 +21,24 @@ const (
 	DefaultMaxBackoff  = time.Second
 )
 
+// Async jobs are started by one goroutine (drain), and by another for
+// each drainBacklog waiting beyond it, up to maxDrainers or GOMAXPROCS:
+// a start is mostly the send, a system call, and one goroutine cannot
+// keep hundreds of MADs in flight on a loaded machine.
+const (
+	drainBacklog = 16
+	maxDrainers  = 4
+)
+
 // Func is one unit of work, normally one RPC and what is done with its
 // reply. It must return soon after ctx is done.
 type Func func(ctx context.Context) error
+
+// AsyncFunc is one unit of work that starts and returns at once, holding
+// no goroutine while it waits (mad.Client.Start): it calls done exactly
+// once when the work is over, from any goroutine, also from within the
+// AsyncFunc itself. It must call done soon after ctx is done.
+type AsyncFunc func(ctx context.Context, done func(error))
 
 // Options configures a Scheduler. Zero values take the defaults.
 type Options struct {
@@ -82,19 +99,23 @@ type Scheduler struct {
 	cancel context.CancelFunc
 	opt    Options
 
-	mu       sync.Mutex
-	idle     *sync.Cond // signalled when pending drops to 0
-	targets  map[string]*target
-	ready    readyHeap // targets with queued jobs and a free slot
-	seq      uint64
-	running  int
-	pending  int // queued + running + waiting for a retry
-	timers   map[*job]*time.Timer
-	failures []*CallError
-	stats    Stats
-	stopped  bool // the context ended: queued work is dropped
-	panicked any
-	stopCtx  func() bool
+	mu          sync.Mutex
+	idle        *sync.Cond // signalled when pending drops to 0
+	targets     map[string]*target
+	ready       readyHeap // targets with queued jobs and a free slot
+	seq         uint64
+	running     int
+	pending     int // queued + running + waiting for a retry
+	timers      map[*job]*time.Timer
+	failures    []*CallError
+	stats       Stats
+	stopped     bool // the context ended: queued work is dropped
+	panicked    any
+	stopCtx     func() bool
+	starts      []start // async jobs taken, to be started outside mu
+	startHead   int     // starts[:startHead] are started
+	draining    int     // goroutines starting them (drain)
+	maxDrainers int     // at most this many
 
 	progressMu sync.Mutex
 	reported   int
@@ -103,8 +124,14 @@ type Scheduler struct {
 type job struct {
 	key, name string
 	fn        Func
+	async     AsyncFunc
 	seq       uint64
 	attempts  int
+}
+
+type start struct {
+	t *target
+	j *job
 }
 
 type target struct {
@@ -166,6 +193,7 @@ func New(ctx context.Context, o Options) *Scheduler {
 		targets: map[string]*target{},
 		timers:  map[*job]*time.Timer{},
 	}
+	s.maxDrainers = min(runtime.GOMAXPROCS(0), maxDrainers)
 	s.idle = sync.NewCond(&s.mu)
 	s.stopCtx = context.AfterFunc(cctx, s.stop)
 	return s
@@ -176,18 +204,32 @@ func New(ctx context.Context, o Options) *Scheduler {
 // running jobs. It returns false, and drops fn, once the context has
 // ended.
 func (s *Scheduler) Submit(key, name string, fn Func) bool {
+	return s.submit(&job{key: key, name: name, fn: fn})
+}
+
+// SubmitAsync is Submit for a job that holds no goroutine while it waits:
+// the scheduler starts fn on a goroutine of its own (see drain), never on
+// the caller's, so that the caller may hold locks that fn takes, and
+// accounts for the job when fn calls done.
+func (s *Scheduler) SubmitAsync(key, name string, fn AsyncFunc) bool {
+	return s.submit(&job{key: key, name: name, async: fn})
+}
+
+func (s *Scheduler) submit(j *job) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.stopped {
 		s.stats.Submitted++
 		s.stats.Canceled++
+		s.mu.Unlock()
 		return false
 	}
 	s.seq++
+	j.seq = s.seq
 	s.stats.Submitted++
 	s.pending++
-	s.enqueueLocked(&job{key: key, name: name, fn: fn, seq: s.seq})
+	s.enqueueLocked(j)
 	s.dispatchLocked()
+	s.mu.Unlock()
 	return true
 }
 
@@ -225,13 +267,83 @@ func (s *Scheduler) fixLocked(t *target) {
 	}
 }
 
+// dispatchLocked starts what the limits allow: a goroutine for each job,
+// and for async jobs a goroutine that starts them all (drain), unless one
+// is at it.
 func (s *Scheduler) dispatchLocked() {
 	for {
 		t, j := s.takeLocked()
 		if j == nil {
-			return
+			break
+		}
+		if j.async != nil {
+			s.starts = append(s.starts, start{t, j})
+			continue
 		}
 		go s.run(t, j)
+	}
+	if n := len(s.starts) - s.startHead; n > 0 && (s.draining == 0 || n >= drainBacklog && s.draining < s.maxDrainers) {
+		s.draining++
+		go s.drain()
+	}
+}
+
+// nextLocked is takeLocked for a goroutine that has just finished a job:
+// async jobs go to starts (the dispatchLocked that follows has them
+// started), and the next job, if any, is returned for the goroutine to
+// run.
+func (s *Scheduler) nextLocked() (*target, *job) {
+	for {
+		t, j := s.takeLocked()
+		if j == nil || j.async == nil {
+			return t, j
+		}
+		s.starts = append(s.starts, start{t, j})
+	}
+}
+
+// drain starts the async jobs taken so far, on a goroutine of the
+// scheduler's: not on the goroutine that submitted them, which may hold
+// locks that they take, nor on the one whose done freed their slots (the
+// MAD client's reader, for mad.Client.Start), which then goes back to
+// the replies while this one sends. One drain runs at a time, until there
+// are none: an async job that ends at once, within its fn, adds the next
+// to starts instead of starting it deeper in the stack. The caller has
+// counted itself in draining.
+func (s *Scheduler) drain() {
+	s.mu.Lock()
+	for s.startHead < len(s.starts) {
+		st := s.starts[s.startHead]
+		s.starts[s.startHead] = start{}
+		if s.startHead++; s.startHead == len(s.starts) {
+			s.starts, s.startHead = s.starts[:0], 0
+		}
+		s.mu.Unlock()
+		s.startOne(st.t, st.j)
+		s.mu.Lock()
+	}
+	s.draining--
+	s.mu.Unlock()
+}
+
+// startOne starts an async job; its done accounts for it as runOne does
+// for a job that returned. A panic in fn is Wait's, as for any job.
+func (s *Scheduler) startOne(t *target, j *job) {
+	var called atomic.Bool
+	done := func(err error) {
+		if called.Swap(true) {
+			panic(fmt.Sprintf("sched: job %s (%s) called done twice", j.name, j.key))
+		}
+		if nt, nj := s.account(t, j, err); nj != nil {
+			go s.run(nt, nj)
+		}
+	}
+	err := s.guard(j, func() error {
+		j.async(s.ctx, done)
+		return nil
+	})
+	if err != nil && !called.Load() {
+		done(err)
 	}
 }
 
@@ -271,7 +383,15 @@ func (s *Scheduler) run(t *target, j *job) {
 // runOne runs one job and accounts for it; it returns the next job this
 // goroutine should run, if any.
 func (s *Scheduler) runOne(t *target, j *job) (*target, *job) {
-	err := s.call(j)
+	err := s.guard(j, func() error { return j.fn(s.ctx) })
+	return s.account(t, j, err)
+}
+
+// account records the end of a job that returned err: a repeat when it
+// was busy, else its result and progress. It returns a job for the
+// calling goroutine to run next, if one may start; async ones it leaves
+// in starts.
+func (s *Scheduler) account(t *target, j *job, err error) (*target, *job) {
 	s.mu.Lock()
 	t.running--
 	s.running--
@@ -279,14 +399,14 @@ func (s *Scheduler) runOne(t *target, j *job) (*target, *job) {
 		s.stats.Retries++
 		s.retryLocked(j)
 		s.fixLocked(t)
-		nt, nj := s.takeLocked()
+		nt, nj := s.nextLocked()
 		s.dispatchLocked()
 		s.mu.Unlock()
 		return nt, nj
 	}
 	s.finishLocked(j, err)
 	s.fixLocked(t)
-	nt, nj := s.takeLocked()
+	nt, nj := s.nextLocked()
 	s.dispatchLocked()
 	done, total := s.stats.Done, s.stats.Submitted
 	s.mu.Unlock()
@@ -309,9 +429,9 @@ func (s *Scheduler) runOne(t *target, j *job) (*target, *job) {
 	return nt, nj
 }
 
-// call runs the job, turning a panic into one re-raised by Wait so that it
-// is not lost in a goroutine.
-func (s *Scheduler) call(j *job) (err error) {
+// guard runs f for job j, turning a panic into one re-raised by Wait so
+// that it is not lost in a goroutine.
+func (s *Scheduler) guard(j *job, f func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.mu.Lock()
@@ -323,7 +443,7 @@ func (s *Scheduler) call(j *job) (err error) {
 			err = fmt.Errorf("panic: %v", v)
 		}
 	}()
-	return j.fn(s.ctx)
+	return f()
 }
 
 // finishLocked accounts for a finished job; the caller drops it from
@@ -348,13 +468,14 @@ func (s *Scheduler) retryLocked(j *job) {
 	d = min(d, s.opt.MaxBackoff)
 	s.timers[j] = time.AfterFunc(d, func() {
 		s.mu.Lock()
-		defer s.mu.Unlock()
 		if _, ok := s.timers[j]; !ok {
+			s.mu.Unlock()
 			return // stop already accounted for it
 		}
 		delete(s.timers, j)
 		s.enqueueLocked(j)
 		s.dispatchLocked()
+		s.mu.Unlock()
 	})
 }
 

@@ -50,46 +50,72 @@ func checkNoLeak(t *testing.T) {
 	})
 }
 
+// TestLimitsNeverExceeded runs jobs in goroutines, and then goroutine and
+// async jobs mixed, which share the same limits.
 func TestLimitsNeverExceeded(t *testing.T) {
-	checkNoLeak(t)
-	const maxInFlight, perTarget, keys, jobs = 16, 3, 12, 3000
-	s := sched.New(context.Background(), sched.Options{MaxInFlight: maxInFlight, PerTarget: perTarget})
-	var global gauge
-	perKey := make([]gauge, keys)
-	var ran atomic.Int64
-	for i := 0; i < jobs; i++ {
-		k := i % keys
-		s.Submit(fmt.Sprint(k), "job", func(ctx context.Context) error {
-			global.enter()
-			perKey[k].enter()
-			time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond)
-			perKey[k].leave()
-			global.leave()
-			ran.Add(1)
-			return nil
+	for _, mixed := range []bool{false, true} {
+		t.Run(fmt.Sprint("mixed=", mixed), func(t *testing.T) {
+			checkNoLeak(t)
+			const maxInFlight, perTarget, keys, jobs = 16, 3, 12, 3000
+			s := sched.New(context.Background(), sched.Options{MaxInFlight: maxInFlight, PerTarget: perTarget})
+			var global gauge
+			perKey := make([]gauge, keys)
+			var ran atomic.Int64
+			for i := 0; i < jobs; i++ {
+				k := i % keys
+				enter := func() {
+					global.enter()
+					perKey[k].enter()
+				}
+				leave := func() {
+					perKey[k].leave()
+					global.leave()
+					ran.Add(1)
+				}
+				if mixed && i%3 != 0 {
+					s.SubmitAsync(fmt.Sprint(k), "async", func(_ context.Context, done func(error)) {
+						enter()
+						later(func(error) {
+							leave()
+							done(nil)
+						}, nil)
+					})
+					continue
+				}
+				s.Submit(fmt.Sprint(k), "job", func(ctx context.Context) error {
+					enter()
+					time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond)
+					leave()
+					return nil
+				})
+			}
+			// 12 keys x 3 per key can fill 16 slots: the limit must be reached.
+			checkLimits(t, s, &global, perKey, maxInFlight, perTarget, ran.Load, jobs)
 		})
 	}
+}
+
+// checkLimits waits for s and checks that jobs jobs ran (ran did), that
+// the peak of global reached maxInFlight and did not pass it, and that no
+// key's passed perTarget.
+func checkLimits(t *testing.T, s *sched.Scheduler, global *gauge, perKey []gauge, maxInFlight, perTarget int, ran func() int64, jobs int) {
+	t.Helper()
 	failed, err := s.Wait()
 	if err != nil || len(failed) != 0 {
 		t.Fatalf("Wait: %v, %v", failed, err)
 	}
-	if ran.Load() != jobs {
-		t.Fatalf("%d jobs ran, want %d", ran.Load(), jobs)
+	if n := ran(); n != int64(jobs) {
+		t.Fatalf("%d jobs ran, want %d", n, jobs)
 	}
-	if p := global.peak.Load(); p > maxInFlight {
-		t.Errorf("global peak %d > limit %d", p, maxInFlight)
-	}
-	// 12 keys x 3 per key can fill 16 slots: the limit must be reached.
-	if p := global.peak.Load(); p != maxInFlight {
-		t.Errorf("global peak %d, want the limit %d reached", p, maxInFlight)
+	if p := global.peak.Load(); p != int64(maxInFlight) {
+		t.Errorf("global peak %d, want the limit %d reached and not passed", p, maxInFlight)
 	}
 	for k := range perKey {
-		if p := perKey[k].peak.Load(); p > perTarget {
+		if p := perKey[k].peak.Load(); p > int64(perTarget) {
 			t.Errorf("key %d peak %d > per-target limit %d", k, p, perTarget)
 		}
 	}
-	st := s.Stats()
-	if st.PeakInFlight > maxInFlight || st.Done != jobs || st.Submitted != jobs {
+	if st := s.Stats(); st.PeakInFlight > maxInFlight || st.Done != jobs || st.Submitted != jobs {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -114,42 +140,57 @@ func TestPerTargetLimitOneKey(t *testing.T) {
 	}
 }
 
+// treeSize counts the nodes of a tree of the given fanout and depth.
+func treeSize(fanout, depth int) int64 {
+	size := int64(0)
+	for d, n := 0, int64(1); d <= depth; d, n = d+1, n*int64(fanout) {
+		size += n
+	}
+	return size
+}
+
 // TestBFSSubmitFromJobs is the shape of a discovery: each job submits the
-// work its "reply" reveals, and Wait sees the whole tree through.
+// work its "reply" reveals, and Wait sees the whole tree through; with
+// async jobs, the completion submits, from the goroutine that completes
+// it.
 func TestBFSSubmitFromJobs(t *testing.T) {
-	checkNoLeak(t)
-	const fanout, depth = 4, 6
-	s := sched.New(context.Background(), sched.Options{MaxInFlight: 8, PerTarget: 2})
-	var count atomic.Int64
-	var visit func(path string, d int) sched.Func
-	visit = func(path string, d int) sched.Func {
-		return func(ctx context.Context) error {
-			count.Add(1)
-			if d < depth {
-				for i := 1; i <= fanout; i++ {
-					p := fmt.Sprintf("%s,%d", path, i)
-					if !s.Submit(path, "NodeInfo "+p, visit(p, d+1)) {
+	for _, async := range []bool{false, true} {
+		t.Run(fmt.Sprint("async=", async), func(t *testing.T) {
+			checkNoLeak(t)
+			const fanout, depth = 4, 6
+			s := sched.New(context.Background(), sched.Options{MaxInFlight: 8, PerTarget: 2})
+			var count atomic.Int64
+			var submit func(path string, d int) bool
+			// reveal is a job's work: count it, submit its children.
+			reveal := func(path string, d int) error {
+				count.Add(1)
+				for i := 1; d < depth && i <= fanout; i++ {
+					if !submit(fmt.Sprintf("%s,%d", path, i), d+1) {
 						return errors.New("submit refused")
 					}
 				}
+				return nil
 			}
-			return nil
-		}
-	}
-	s.Submit("0", "NodeInfo 0", visit("0", 0))
-	failed, err := s.Wait()
-	if err != nil || len(failed) != 0 {
-		t.Fatalf("Wait: %v, %v", failed, err)
-	}
-	want := int64(0)
-	for d, n := 0, int64(1); d <= depth; d, n = d+1, n*fanout {
-		want += n
-	}
-	if count.Load() != want {
-		t.Errorf("%d jobs ran, want %d", count.Load(), want)
-	}
-	if s.Submit("x", "late", func(context.Context) error { return nil }) {
-		t.Error("Submit after Wait accepted work")
+			submit = func(path string, d int) bool {
+				if async {
+					return s.SubmitAsync(path, "NodeInfo "+path, func(_ context.Context, done func(error)) {
+						later(func(error) { done(reveal(path, d)) }, nil)
+					})
+				}
+				return s.Submit(path, "NodeInfo "+path, func(context.Context) error { return reveal(path, d) })
+			}
+			submit("0", 0)
+			failed, err := s.Wait()
+			if err != nil || len(failed) != 0 {
+				t.Fatalf("Wait: %v, %v", failed, err)
+			}
+			if want := treeSize(fanout, depth); count.Load() != want {
+				t.Errorf("%d jobs ran, want %d", count.Load(), want)
+			}
+			if s.Submit("x", "late", func(context.Context) error { return nil }) || s.SubmitAsync("x", "late", func(_ context.Context, done func(error)) { done(nil) }) {
+				t.Error("Submit after Wait accepted work")
+			}
+		})
 	}
 }
 
