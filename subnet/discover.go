@@ -118,6 +118,15 @@ type MADDoer interface {
 	Do(ctx context.Context, req mad.Request) (*mad.Reply, error)
 }
 
+// MADStarter is a MADDoer that can also start an RPC and be called back
+// with its result, holding no goroutine meanwhile (mad.Client.Start).
+// Discover uses it when it has it: on a large fabric, hundreds of SMPs
+// are in flight at once.
+type MADStarter interface {
+	MADDoer
+	Start(ctx context.Context, req mad.Request, done func(*mad.Reply, error))
+}
+
 // DiscoverOptions configures Discover. The zero value discovers the whole
 // subnet directed route from the local port with sched's default limits.
 type DiscoverOptions struct {

@@ -25,6 +25,7 @@ import (
 // known of a node is one struct reached by one lookup.
 type liveSource struct {
 	m      MADDoer
+	ms     MADStarter // m, when it is one
 	opt    DiscoverOptions
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -134,6 +135,7 @@ func newLiveSource(ctx context.Context, m MADDoer, opt DiscoverOptions) *liveSou
 		nodes: map[iba.GUID]*knownNode{},
 		wake:  make(chan struct{}, 1),
 	}
+	l.ms, _ = m.(MADStarter)
 	l.root = l.newRoute(opt.StartLID, nil)
 	l.sch = sched.New(cctx, sched.Options{
 		MaxInFlight: opt.MaxInFlight,
@@ -292,7 +294,12 @@ func (l *liveSource) sendLocked(r *route, attr uint16, mod uint32, guid iba.GUID
 	}
 	// The walk records failures itself; sched's name is for its errors,
 	// which nobody reads here, so it stays a constant.
-	ok := l.sch.Submit(key, attrLabel(attr), func(ctx context.Context) error { return l.run(ctx, a) })
+	var ok bool
+	if l.ms != nil {
+		ok = l.sch.SubmitAsync(key, attrLabel(attr), func(ctx context.Context, done func(error)) { l.start(ctx, a, done) })
+	} else {
+		ok = l.sch.Submit(key, attrLabel(attr), func(ctx context.Context) error { return l.run(ctx, a) })
+	}
 	if !ok {
 		err := l.ctx.Err()
 		if err == nil {
@@ -333,53 +340,114 @@ func (l *liveSource) fromLinkLocked(r *route, attr uint16, target *knownNode) (d
 
 // run sends a's query and, before the walk can see the reply, learns from
 // it and sends what it predicts. A probe looks for a known link again
-// first: sched starts queries in the order they were asked, and the one
-// that finds the link from the other end usually comes first.
+// first (linked).
 func (l *liveSource) run(ctx context.Context, a *answer) error {
-	if a.attr == iba.AttrIDNodeInfo && !l.opt.ProbeKnownLinks && a.target != nil {
-		l.mu.Lock()
-		data, ok := l.fromLinkLocked(a.r, a.attr, a.target)
-		l.mu.Unlock()
-		if ok {
-			a.data, a.fromLink = data, true
-			l.complete(a)
-			return nil
-		}
+	if l.linked(a) {
+		return nil
 	}
 	l.sent.Add(1)
-	data, err := l.get(ctx, a)
+	var data [AttrSize]byte
+	var err error
+	if rt := l.lidRoute(a); rt != nil {
+		data, err = l.do(ctx, a, rt)
+		if err != nil && ctx.Err() == nil {
+			data, err = l.do(ctx, a, &a.r.mr)
+		}
+	} else {
+		data, err = l.do(ctx, a, &a.r.mr)
+	}
+	l.answered(a, data, err)
+	return err
+}
+
+// start is run for a MADStarter: the same steps, with the SMPs started
+// rather than waited for, and done called once a has its answer.
+func (l *liveSource) start(ctx context.Context, a *answer, done func(error)) {
+	if l.linked(a) {
+		done(nil)
+		return
+	}
+	l.sent.Add(1)
+	finish := func(data [AttrSize]byte, err error) {
+		l.answered(a, data, err)
+		done(err)
+	}
+	if rt := l.lidRoute(a); rt != nil {
+		l.startGet(ctx, a, rt, func(data [AttrSize]byte, err error) {
+			if err != nil && ctx.Err() == nil {
+				l.startGet(ctx, a, &a.r.mr, finish)
+				return
+			}
+			finish(data, err)
+		})
+		return
+	}
+	l.startGet(ctx, a, &a.r.mr, finish)
+}
+
+// linked answers a NodeInfo probe from a known link if it can (see
+// fromLinkLocked): sched starts queries in the order they were asked,
+// and the one that finds the link from the other end usually comes
+// first.
+func (l *liveSource) linked(a *answer) bool {
+	if a.attr != iba.AttrIDNodeInfo || l.opt.ProbeKnownLinks || a.target == nil {
+		return false
+	}
+	l.mu.Lock()
+	data, ok := l.fromLinkLocked(a.r, a.attr, a.target)
+	l.mu.Unlock()
+	if ok {
+		a.data, a.fromLink = data, true
+		l.complete(a)
+	}
+	return ok
+}
+
+// answered records a's answer and, before the walk can see it, learns
+// from it and sends what it predicts.
+func (l *liveSource) answered(a *answer, data [AttrSize]byte, err error) {
 	if err == nil {
 		a.data = data
 		l.absorb(a)
 	}
 	a.err = err
 	l.complete(a)
-	return err
 }
 
-// get sends one SMP: LID routed when ByLID knows the target's LID (and
-// directed route again if that fails), else as the route says.
-func (l *liveSource) get(ctx context.Context, a *answer) ([AttrSize]byte, error) {
-	if l.opt.Method == ByLID && a.attr != iba.AttrIDNodeInfo && a.target != nil && a.r.lid == 0 && l.opt.LocalLID != 0 {
-		l.mu.Lock()
-		lid := a.target.lid
-		l.mu.Unlock()
-		if lid != 0 && lid <= maxUnicastLID {
-			rt := &mad.Route{Addr: mad.Addr{LID: lid}, MKey: l.opt.MKey, Timeout: l.opt.Timeout, Tries: l.opt.Tries}
-			if data, err := l.do(ctx, a, rt); err == nil || ctx.Err() != nil {
-				return data, err
-			}
-		}
+// lidRoute is the LID route to a's target when ByLID knows its LID: the
+// SMP goes that way first, and directed route again if that fails.
+func (l *liveSource) lidRoute(a *answer) *mad.Route {
+	if l.opt.Method != ByLID || a.attr == iba.AttrIDNodeInfo || a.target == nil || a.r.lid != 0 || l.opt.LocalLID == 0 {
+		return nil
 	}
-	return l.do(ctx, a, &a.r.mr)
+	l.mu.Lock()
+	lid := a.target.lid
+	l.mu.Unlock()
+	if lid == 0 || lid > maxUnicastLID {
+		return nil
+	}
+	return &mad.Route{Addr: mad.Addr{LID: lid}, MKey: l.opt.MKey, Timeout: l.opt.Timeout, Tries: l.opt.Tries}
+}
+
+func (l *liveSource) request(a *answer, rt *mad.Route) mad.Request {
+	return mad.Request{
+		Target: rt, Class: iba.ClassSubnMgt, Method: iba.MethodGet,
+		AttrID: a.attr, AttrMod: a.mod, Unchecked: a.attr == iba.AttrIDMlnxExtPortInfo,
+	}
 }
 
 func (l *liveSource) do(ctx context.Context, a *answer, rt *mad.Route) ([AttrSize]byte, error) {
+	rep, err := l.m.Do(ctx, l.request(a, rt))
+	return replyData(a, rep, err)
+}
+
+func (l *liveSource) startGet(ctx context.Context, a *answer, rt *mad.Route, done func([AttrSize]byte, error)) {
+	l.ms.Start(ctx, l.request(a, rt), func(rep *mad.Reply, err error) { done(replyData(a, rep, err)) })
+}
+
+// replyData is the attribute an SMP's reply carries.
+func replyData(a *answer, rep *mad.Reply, err error) ([AttrSize]byte, error) {
 	var out [AttrSize]byte
-	rep, err := l.m.Do(ctx, mad.Request{
-		Target: rt, Class: iba.ClassSubnMgt, Method: iba.MethodGet,
-		AttrID: a.attr, AttrMod: a.mod, Unchecked: a.attr == iba.AttrIDMlnxExtPortInfo,
-	})
 	if err != nil {
 		return out, err
 	}

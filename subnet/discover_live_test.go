@@ -18,6 +18,16 @@ import (
 // liveDiscover runs our discovery against sim from node host.
 func liveDiscover(t *testing.T, sim *testbed.IBSim, host string, opt DiscoverOptions) (*Subnet, *DiscoverReport) {
 	t.Helper()
+	return liveDiscoverVia(t, sim, host, opt, false)
+}
+
+// doOnly hides a client's Start: the discovery then waits for each SMP
+// on a goroutine of its own.
+type doOnly struct{ MADDoer }
+
+// liveDiscoverVia is liveDiscover, through Do alone when waitEach is set.
+func liveDiscoverVia(t *testing.T, sim *testbed.IBSim, host string, opt DiscoverOptions, waitEach bool) (*Subnet, *DiscoverReport) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tr, err := ibsim.Dial(ctx, ibsim.Config{SockName: sim.SockName, Node: host})
@@ -33,7 +43,11 @@ func liveDiscover(t *testing.T, sim *testbed.IBSim, host string, opt DiscoverOpt
 		}
 		opt.LocalLID = lp.LID
 	}
-	s, rep, err := Discover(ctx, mc, opt)
+	var m MADDoer = mc
+	if waitEach {
+		m = doOnly{mc}
+	}
+	s, rep, err := Discover(ctx, m, opt)
 	if err != nil {
 		t.Fatalf("Discover: %v", err)
 	}
@@ -126,6 +140,12 @@ func TestDiscoverLive(t *testing.T) {
 				lid, _ := liveDiscover(t, sim, host, DiscoverOptions{Method: ByLID})
 				if got, want := render(t, lid, ""), render(t, s, ""); got != want {
 					t.Errorf("from %s: LID-routed discovery differs from directed route:\n%s", host, lineDiff(got, want))
+				}
+				for _, m := range []Method{ByDirectRoute, ByLID} {
+					waited, _ := liveDiscoverVia(t, sim, host, DiscoverOptions{Method: m}, true)
+					if got, want := render(t, waited, ""), render(t, s, ""); got != want {
+						t.Errorf("from %s: discovery through Do alone (method %v) differs from Start's:\n%s", host, m, lineDiff(got, want))
+					}
 				}
 			}
 		})
