@@ -599,12 +599,31 @@ func (q *qeRun) submit(n *qeNode, name string, fn func(ctx context.Context)) {
 	n.pending.Add(1)
 	q.sched.Submit(n.key, name, func(ctx context.Context) error {
 		fn(ctx)
-		q.done.Add(1)
-		if n.pending.Add(-1) == 0 {
-			q.nodeDone(n)
-		}
+		q.jobDone(n)
 		return nil
 	})
+}
+
+// submitAsync queues a job of n that holds no goroutine while its MAD is
+// out (sched.SubmitAsync): fn calls finish once, when it is over. fn's
+// continuations run on the MAD client's reader, so they may submit but
+// must not wait for another MAD.
+func (q *qeRun) submitAsync(n *qeNode, name string, fn func(ctx context.Context, finish func())) {
+	q.total.Add(1)
+	n.pending.Add(1)
+	q.sched.SubmitAsync(n.key, name, func(ctx context.Context, done func(error)) {
+		fn(ctx, func() {
+			q.jobDone(n)
+			done(nil)
+		})
+	})
+}
+
+func (q *qeRun) jobDone(n *qeNode) {
+	q.done.Add(1)
+	if n.pending.Add(-1) == 0 {
+		q.nodeDone(n)
+	}
 }
 
 // nodeDone runs once a node's reads are all in: the AllPortSelect reset
@@ -737,12 +756,22 @@ func (q *qeRun) newNode(n *subnet.Node) *qeNode {
 
 // launch queues a node's first query; the rest follow from its answers.
 func (q *qeRun) launch(qn *qeNode) {
-	q.submit(qn, "ClassPortInfo", func(ctx context.Context) { q.startNode(qn) })
+	q.submitAsync(qn, "ClassPortInfo", func(ctx context.Context, finish func()) { q.startNode(ctx, qn, finish) })
 }
 
 // startNode is print_node up to the port loop: the PMA's capabilities, then
 // the AllPortSelect read or the ports.
-func (q *qeRun) startNode(n *qeNode) {
+func (q *qeRun) startNode(ctx context.Context, n *qeNode, finish func()) {
+	cpi := &iba.ClassPortInfo{}
+	q.s.mc.StartPerformanceGet(ctx, q.target(n.lid), cpi, 0, func(err error) {
+		q.capabilities(n, cpi, err)
+		finish()
+	})
+}
+
+// capabilities takes in the PMA's ClassPortInfo (or the failure to read
+// it) and queues the node's counter reads.
+func (q *qeRun) capabilities(n *qeNode, cpi *iba.ClassPortInfo, err error) {
 	cpiPort := 0
 	if n.snap.typ != iba.NodeTypeSwitch {
 		for p := 1; p <= n.snap.numPorts; p++ {
@@ -752,16 +781,14 @@ func (q *qeRun) startNode(n *qeNode) {
 			}
 		}
 	}
-	var cpi iba.ClassPortInfo
-	if err := q.s.mc.PerformanceGet(q.e.Ctx, q.target(n.lid), &cpi, 0); err != nil {
+	if err != nil {
 		n.warn("classportinfo query failed on %s, Lid %d port %d: %v", n.name, n.lid, cpiPort, err)
 	} else {
 		n.capMask, n.capMask2 = cpi.CapabilityMask, cpi.CapabilityMask2
 		n.allPort = cpi.CapabilityMask&iba.PMCapAllPortSelect != 0
 	}
 	if n.allPort && !q.f.counters {
-		q.submit(n, "PortCounters ALL", func(ctx context.Context) {
-			pr := q.readErrors(n, allPorts, n.lid)
+		q.readErrorsJob(n, "PortCounters ALL", allPorts, n.lid, func(pr *qePort) {
 			n.all = pr
 			if pr.ok && pr.hasError {
 				q.portLoop(n)
@@ -772,6 +799,32 @@ func (q *qeRun) startNode(n *qeNode) {
 		return
 	}
 	q.portLoop(n)
+}
+
+// readErrorsJob queues readErrors of one port (or allPorts) and then
+// then(its result). When the reading is one PortCounters and nothing
+// follows it (no PortCountersExtended, details or reset), the job holds
+// no goroutine while the MAD is out and then runs on the MAD client's
+// reader; otherwise it runs on a goroutine of its own.
+func (q *qeRun) readErrorsJob(n *qeNode, name string, port int, lid uint16, then func(*qePort)) {
+	if q.f.details || q.f.clearErrors || q.f.clearCounts || q.wantExt(n) {
+		q.submit(n, name, func(ctx context.Context) {
+			pr := q.readErrors(n, port, lid)
+			then(pr)
+			if !n.allPort && port != allPorts {
+				q.clearPort(n, lid, port)
+			}
+		})
+		return
+	}
+	q.submitAsync(n, name, func(ctx context.Context, finish func()) {
+		pr, r := q.newPort(n, port, lid)
+		r.start(ctx, port, &pr.pc, func(_ []byte, err error) {
+			q.errorsRead(n, pr, r, port, err)
+			then(pr)
+			finish()
+		})
+	})
 }
 
 func (q *qeRun) startPort(n *qeNode) int {
@@ -791,19 +844,23 @@ func (q *qeRun) portLoop(n *qeNode) {
 			lid = n.snap.ports[p].lid
 		}
 		n.checked++
+		if !q.f.counters {
+			q.readErrorsJob(n, "PortCounters", p, lid, func(pr *qePort) { n.ports[p] = pr })
+			continue
+		}
 		q.submit(n, "PortCounters", func(ctx context.Context) {
-			var pr *qePort
-			if q.f.counters {
-				pr = q.readData(n, p, lid)
-			} else {
-				pr = q.readErrors(n, p, lid)
-			}
-			n.ports[p] = pr
+			n.ports[p] = q.readData(n, p, lid)
 			if !n.allPort {
 				q.clearPort(n, lid, p)
 			}
 		})
 	}
+}
+
+// wantExt says whether print_errors reads PortCountersExtended after
+// PortCounters on n.
+func (q *qeRun) wantExt(n *qeNode) bool {
+	return q.extCapable(n) && (n.capMask2&iba.PMCap2AdditionalPortCountersExtended != 0 || q.f.data)
 }
 
 func (q *qeRun) extCapable(n *qeNode) bool {
@@ -836,23 +893,37 @@ func (q *qeRun) portJSON(port int, guid iba.GUID, lid uint16) QEPort {
 // readErrors is print_errors and print_results: read PortCounters (and
 // PortCountersExtended when the PMA has it) and compose the line.
 func (q *qeRun) readErrors(n *qeNode, port int, lid uint16) *qePort {
+	pr, r := q.newPort(n, port, lid)
+	_, err := r.query(port, &pr.pc)
+	q.errorsRead(n, pr, r, port, err)
+	return pr
+}
+
+// newPort starts the record of a port's reading, and the perfquery run
+// that reads it.
+func (q *qeRun) newPort(n *qeNode, port int, lid uint16) (*qePort, *perfRun) {
 	pr := &qePort{num: port, lid: lid}
 	pr.json = q.portJSON(port, q.portGUID(n, port), lid)
-	r := q.perf(lid)
-	b, err := r.query(port, &pr.pc)
+	return pr, q.perf(lid)
+}
+
+// errorsRead is readErrors once PortCounters is in (or failed with err):
+// it reads what else the port's line needs (PortCountersExtended, the
+// details) and composes it.
+func (q *qeRun) errorsRead(n *qeNode, pr *qePort, r *perfRun, port int, err error) {
+	lid := pr.lid
 	if err != nil {
 		n.warn("IB_GSI_PORT_COUNTERS query failed on %s, Lid %d port %d: %v", n.name, lid, port, err)
-		return pr
+		return
 	}
-	_ = b
 	// PortCountersExtended matters when its 64-bit error counters are in
 	// use or --data shows its data counters; the C tool reads it whenever
 	// the PMA has it, which prints the same and costs a MAD per port.
-	if q.extCapable(n) && (n.capMask2&iba.PMCap2AdditionalPortCountersExtended != 0 || q.f.data) {
+	if q.wantExt(n) {
 		pce := &iba.PortCountersExtended{}
 		if _, err := r.query(port, pce); err != nil {
 			n.warn("IB_GSI_PORT_COUNTERS_EXT query failed on %s, Lid %d port %d: %v", n.name, lid, port, err)
-			return pr
+			return
 		}
 		pr.pce = pce
 	}
@@ -902,7 +973,6 @@ func (q *qeRun) readErrors(n *qeNode, port int, lid uint16) *qePort {
 	if pr.hasError && q.f.data {
 		pr.text += q.dataText(n, pr, true)
 	}
-	return pr
 }
 
 // details is query_and_dump: the nonzero 16-bit fields from bit 32 of a

@@ -2,6 +2,7 @@ package diags
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -376,19 +377,54 @@ func (r *perfRun) run(port int, ports []int, mask uint32, extMask uint64, nargs 
 // query reads a PerfMgt attribute of one port: every PerfMgt attribute
 // perfquery reads has PortSelect in its second byte.
 func (r *perfRun) query(port int, attr iba.Attribute) ([]byte, error) {
-	d := attr.Desc()
-	b := make([]byte, d.Size)
-	b[1] = byte(port)
-	if err := attr.Unmarshal(b); err != nil {
+	b, err := portSelect(port, attr)
+	if err != nil {
 		return nil, err
 	}
 	if err := r.s.mc.PerformanceGet(r.e.Ctx, r.target, attr, 0); err != nil {
 		return nil, err
 	}
-	if err := attr.MarshalTo(b); err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", d.Name, err)
+	if err := remarshal(attr, b); err != nil {
+		return nil, err
 	}
 	return b, nil
+}
+
+// start is query through mad.Client.StartPerformanceGet: done gets what
+// query would return, on the client's reader (it must not wait for
+// another RPC).
+func (r *perfRun) start(ctx context.Context, port int, attr iba.Attribute, done func([]byte, error)) {
+	b, err := portSelect(port, attr)
+	if err != nil {
+		done(nil, err)
+		return
+	}
+	r.s.mc.StartPerformanceGet(ctx, r.target, attr, 0, func(err error) {
+		if err == nil {
+			err = remarshal(attr, b)
+		}
+		if err != nil {
+			done(nil, err)
+			return
+		}
+		done(b, nil)
+	})
+}
+
+// portSelect sets attr to a request for port (PortSelect, bits 8-15 of a
+// PerfMgt attribute) and returns the buffer that remarshal fills.
+func portSelect(port int, attr iba.Attribute) ([]byte, error) {
+	b := make([]byte, attr.Desc().Size)
+	b[1] = byte(port)
+	return b, attr.Unmarshal(b)
+}
+
+// remarshal encodes the attribute a reply decoded into b.
+func remarshal(attr iba.Attribute, b []byte) error {
+	if err := attr.MarshalTo(b); err != nil {
+		return fmt.Errorf("encoding %s: %w", attr.Desc().Name, err)
+	}
+	return nil
 }
 
 // record adds an attribute read to the JSON result.

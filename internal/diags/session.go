@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rdmakit/rdmakit/iba"
@@ -84,9 +85,13 @@ func (e *Env) newSession(t mad.Transport) (*session, error) {
 func (s *session) Close() { s.mc.Close() }
 
 // tracer prints one line per MAD event with -d and the decoded packets with
-// -dd, on stderr so that stdout stays the command's output.
+// -dd, on stderr so that stdout stays the command's output. Events come
+// from many goroutines at once, of every session a command opens; each is
+// printed whole.
 func (e *Env) tracer() func(mad.TraceEvent) {
 	return func(ev mad.TraceEvent) {
+		traceMu.Lock()
+		defer traceMu.Unlock()
 		fmt.Fprintf(e.Stderr, "D: %s\n", ev)
 		if e.Debug > 1 && len(ev.MAD) > 0 {
 			if err := ibaprint.DumpMAD(prefixWriter{e.Stderr, "D:   "}, ev.MAD); err != nil {
@@ -95,6 +100,8 @@ func (e *Env) tracer() func(mad.TraceEvent) {
 		}
 	}
 }
+
+var traceMu sync.Mutex
 
 // prefixWriter puts a prefix before every line.
 type prefixWriter struct {
