@@ -43,12 +43,9 @@ type Transport struct {
 
 	ctlMu sync.Mutex
 
-	// sendMu guards the send buffer and the result of writeSendBuf, which
-	// is bound once to writeFn so that a send allocates nothing.
-	sendMu  sync.Mutex
-	sendBuf [requestSize]byte
-	sendErr error
-	writeFn func(fd uintptr)
+	// waitMu serialises the sends that wait for room (writeWait), which
+	// set the socket's write deadline.
+	waitMu sync.Mutex
 
 	agentsMu sync.RWMutex
 	agents   []mad.AgentSpec
@@ -109,7 +106,6 @@ func Dial(ctx context.Context, cfg Config) (*Transport, error) {
 		closing:    make(chan struct{}),
 		readerExit: make(chan struct{}),
 	}
-	t.writeFn = t.writeSendBuf
 	var id uint32
 	var err error
 	if cfg.inet() {
@@ -510,19 +506,21 @@ func (t *Transport) Send(ctx context.Context, p *mad.Packet) error {
 		t.remember(class, binary.BigEndian.Uint64(p.MAD[madTIDOffset:]), p.Agent, p.Timeout)
 	}
 
-	t.sendMu.Lock()
-	r.marshal(t.sendBuf[:])
+	w := writers.Get().(*writer)
+	r.marshal(w.buf[:])
 	// The socket is non-blocking: write at once, and wait under a deadline
 	// only when the simulator's queue is full. Nearly every send is one
-	// system call with no timer or context callback around it.
-	err := t.raw.Control(t.writeFn)
+	// system call with no timer or context callback around it, and sends
+	// from several goroutines go out side by side (a datagram socket
+	// writes each datagram whole).
+	err := t.raw.Control(w.fn)
 	if err == nil {
-		err = t.sendErr
+		err = w.err
 	}
 	if err == unix.EAGAIN {
-		err = t.writeWait(ctx)
+		err = t.writeWait(ctx, w.buf[:])
 	}
-	t.sendMu.Unlock()
+	writers.Put(w)
 	switch {
 	case err == nil:
 		return nil
@@ -538,24 +536,40 @@ func (t *Transport) Send(ctx context.Context, p *mad.Packet) error {
 	return fmt.Errorf("%v: sending: %w", t.cfg, err)
 }
 
-// writeSendBuf writes sendBuf to the data socket once, without waiting;
-// sendErr is unix.EAGAIN when the socket has no room.
-func (t *Transport) writeSendBuf(fd uintptr) {
+// writer is one send's datagram and the function that writes it, bound
+// once so that a send allocates nothing.
+type writer struct {
+	buf [requestSize]byte
+	err error
+	fn  func(fd uintptr)
+}
+
+var writers = sync.Pool{New: func() any {
+	w := &writer{}
+	w.fn = w.write
+	return w
+}}
+
+// write writes buf to the data socket once, without waiting; err is
+// unix.EAGAIN when the socket has no room.
+func (w *writer) write(fd uintptr) {
 	for {
-		_, err := unix.Write(int(fd), t.sendBuf[:])
+		_, err := unix.Write(int(fd), w.buf[:])
 		if err != unix.EINTR {
 			if err != nil && err != unix.EAGAIN {
 				err = os.NewSyscallError("write", err)
 			}
-			t.sendErr = err
+			w.err = err
 			return
 		}
 	}
 }
 
-// writeWait writes sendBuf through the poller, waiting for room until
+// writeWait writes buf through the poller, waiting for room until
 // SendTimeout passes or ctx ends.
-func (t *Transport) writeWait(ctx context.Context) error {
+func (t *Transport) writeWait(ctx context.Context, buf []byte) error {
+	t.waitMu.Lock()
+	defer t.waitMu.Unlock()
 	deadline := time.Now().Add(SendTimeout)
 	ctxDeadline := false
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -563,7 +577,7 @@ func (t *Transport) writeWait(ctx context.Context) error {
 	}
 	_ = t.data.SetWriteDeadline(deadline)
 	stop := afterFunc(ctx, func() { _ = t.data.SetWriteDeadline(time.Unix(1, 0)) })
-	_, err := t.data.Write(t.sendBuf[:])
+	_, err := t.data.Write(buf)
 	stop()
 	if ctxDeadline && errors.Is(err, os.ErrDeadlineExceeded) {
 		// The socket's timer may fire before ctx's own: ctx.Err() can
