@@ -72,17 +72,28 @@ fi
 
 now() { date +%s.%N; }
 
-# best CMD...: the least wall time of $RUNS runs, output of the last in $out.
+# best CMD...: the least wall time of the runs of $RUNS that succeed, the
+# output of the last of them in $out (stderr in $out.err). A failed run
+# counts for no time; its exit status and stderr go to $out.failed, and
+# when every run fails the time is "failed".
 best() {
-	local b="" t0 t1 d
-	for _ in $(seq "$RUNS"); do
+	local b="" t0 t1 d rc i
+	: >"$out.failed"
+	for i in $(seq "$RUNS"); do
 		t0=$(now)
-		"$@" >"$out" 2>"$out.err" || true
+		rc=0
+		"$@" >"$out.try" 2>"$out.try.err" || rc=$?
 		t1=$(now)
+		if (( rc != 0 )); then
+			{ echo "run $i: exit $rc"; tail -3 "$out.try.err"; } >>"$out.failed"
+			continue
+		fi
+		mv "$out.try" "$out"
+		mv "$out.try.err" "$out.err"
 		d=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
 		if [[ -z $b ]] || awk -v d="$d" -v b="$b" 'BEGIN { exit !(d < b) }'; then b=$d; fi
 	done
-	printf '%.3f' "$b"
+	if [[ -z $b ]]; then printf failed; else printf '%.3f' "$b"; fi
 }
 
 mask() { sed -E 's/\[(Port(Xmit|Rcv)(Data|Pkts)|Port(Unicast|Multicast)(Xmit|Rcv)Pkts) == [0-9]+ \([ 0-9.]+[KMGTPE]?B?\)\]/[\1 == N]/g' "$1"; }
@@ -135,14 +146,25 @@ run_row() {
 	tc=$(cd "$dir" && best env LD_PRELOAD="$PRE" SIM_HOST="$host" "${args[@]}")
 	out="$dir/ours.out"
 	tg=$(best "$work/ibtool" --fabric "ibsim:$host" "${args[@]}")
-	local same=no
-	if diff -q <(mask "$dir/c.out") <(mask "$dir/ours.out") >/dev/null; then same=yes; fi
-	printf '%-24s %-10s %6d nodes   C %8.3fs   ours %8.3fs   %6.1fx   same output: %s\n' \
-		"$name" "$server" "$nodes" "$tc" "$tg" "$(awk -v c="$tc" -v g="$tg" 'BEGIN { print c / g }')" "$same"
-	if [[ $same == no ]]; then
-		diff <(mask "$dir/c.out") <(mask "$dir/ours.out") | head -8 | sed 's/^/    /'
-		tail -3 "$dir/c.out.err" "$dir/ours.out.err" | sed 's/^/    /'
+	if [[ $tc == failed || $tg == failed ]]; then
+		printf '%-24s %-10s %6d nodes   C %9s   ours %9s   no ratio: every run failed\n' "$name" "$server" "$nodes" "$tc" "$tg"
+	else
+		local same=no
+		if diff -q <(mask "$dir/c.out") <(mask "$dir/ours.out") >/dev/null; then same=yes; fi
+		printf '%-24s %-10s %6d nodes   C %8.3fs   ours %8.3fs   %6.1fx   same output: %s\n' \
+			"$name" "$server" "$nodes" "$tc" "$tg" "$(awk -v c="$tc" -v g="$tg" 'BEGIN { print c / g }')" "$same"
+		if [[ $same == no ]]; then
+			{ diff <(mask "$dir/c.out") <(mask "$dir/ours.out") || true; } | head -8 | sed 's/^/    /'
+			tail -3 "$dir/c.out.err" "$dir/ours.out.err" | sed 's/^/    /'
+		fi
 	fi
+	local who
+	for who in c ours; do
+		if [[ -s $dir/$who.out.failed ]]; then
+			echo "    failed runs of $who (not timed):"
+			sed 's/^/      /' "$dir/$who.out.failed"
+		fi
+	done
 	stop_all
 }
 
