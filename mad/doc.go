@@ -6,4 +6,8 @@
 // PerformanceGet, ...), matches replies, retries, reassembles RMPP and
 // reports typed errors. Layers above (sa, subnet, perf, internal/diags) use
 // only the Client.
+//
+// Do waits for its RPC; Start is called back instead, holding no goroutine
+// while the MAD is out (sweeps with hundreds in flight use it through
+// sched.SubmitAsync).
 package mad

@@ -16,10 +16,10 @@
 // mad.Client.Start and returns, and calls done from the RPC's callback.
 // It then holds no goroutine while its MAD is out, and a reply costs no
 // switch to a waiting goroutine: the client's reader runs the callback
-// and the scheduler's accounting, while one goroutine of the scheduler
-// starts the jobs that the freed slots allow. On a sweep of a large
-// fabric, with hundreds of MADs in flight, that is a good part of the CPU
-// spent per MAD.
+// and the scheduler's accounting, while a goroutine or two of the
+// scheduler start the jobs that the freed slots allow. On a sweep of a
+// large fabric, with hundreds of MADs in flight, that is a good part of
+// the CPU spent per MAD.
 //
 // A breadth-first discovery submits the start node's work, and each job
 // submits the work its reply reveals (Submit is safe from inside running
