@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"runtime"
@@ -142,26 +141,80 @@ type target struct {
 	index   int // in ready; -1 when not there
 }
 
+// readyHeap is a min-heap of targets by the sequence number of their
+// first queued job, written out rather than through container/heap: a
+// discovery's scheduler holds thousands of targets and does a few heap
+// operations per job, and the interface calls cost more than the
+// comparisons.
 type readyHeap []*target
 
-func (h readyHeap) Len() int           { return len(h) }
-func (h readyHeap) Less(i, j int) bool { return h[i].head < h[j].head }
-func (h readyHeap) Swap(i, j int) {
+func (h *readyHeap) push(t *target) {
+	t.index = len(*h)
+	*h = append(*h, t)
+	h.up(t.index)
+}
+
+// remove takes out the target at i.
+func (h *readyHeap) remove(i int) {
+	old := *h
+	n := len(old) - 1
+	if i != n {
+		h.swap(i, n)
+	}
+	t := old[n]
+	old[n] = nil
+	*h = old[:n]
+	t.index = -1
+	if i != n {
+		if !h.down(i) {
+			h.up(i)
+		}
+	}
+}
+
+// fix restores the order after the target at i changed its head.
+func (h *readyHeap) fix(i int) {
+	if !h.down(i) {
+		h.up(i)
+	}
+}
+
+func (h readyHeap) swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].index, h[j].index = i, j
 }
-func (h *readyHeap) Push(x any) {
-	t := x.(*target)
-	t.index = len(*h)
-	*h = append(*h, t)
+
+func (h readyHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p].head <= h[i].head {
+			return
+		}
+		h.swap(i, p)
+		i = p
+	}
 }
-func (h *readyHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	t.index = -1
-	return t
+
+// down moves the target at i down to its place and reports whether it
+// moved.
+func (h readyHeap) down(i int) bool {
+	start, n := i, len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && h[r].head < h[l].head {
+			c = r
+		}
+		if h[i].head <= h[c].head {
+			break
+		}
+		h.swap(i, c)
+		i = c
+	}
+	return i > start
 }
 
 // New returns a Scheduler whose jobs run under ctx: when ctx ends, queued
@@ -256,11 +309,11 @@ func (s *Scheduler) fixLocked(t *target) {
 	}
 	switch {
 	case eligible && t.index < 0:
-		heap.Push(&s.ready, t)
+		s.ready.push(t)
 	case eligible:
-		heap.Fix(&s.ready, t.index)
+		s.ready.fix(t.index)
 	case t.index >= 0:
-		heap.Remove(&s.ready, t.index)
+		s.ready.remove(t.index)
 	}
 	if len(t.queue) == 0 && t.running == 0 {
 		delete(s.targets, t.key)
@@ -498,7 +551,7 @@ func (s *Scheduler) stop() {
 		s.stats.Done += n
 		t.queue = nil
 		if t.index >= 0 {
-			heap.Remove(&s.ready, t.index)
+			s.ready.remove(t.index)
 		}
 		if t.running == 0 {
 			delete(s.targets, t.key)

@@ -408,3 +408,32 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 	s.Wait()
 }
+
+// TestSubmissionOrderManyTargets: with one slot and thousands of jobs on
+// random keys, queued before any can start, jobs still run exactly in
+// submission order (the ready heap always yields the oldest head).
+func TestSubmissionOrderManyTargets(t *testing.T) {
+	s := sched.New(context.Background(), sched.Options{MaxInFlight: 1})
+	release := make(chan struct{})
+	s.Submit("hold", "hold", func(context.Context) error { <-release; return nil })
+	var order []int
+	const jobs = 5000
+	for i := range jobs {
+		s.Submit(fmt.Sprint(rand.IntN(300)), "j", func(context.Context) error {
+			order = append(order, i)
+			return nil
+		})
+	}
+	close(release)
+	if _, err := s.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != jobs {
+		t.Fatalf("%d of %d jobs ran", len(order), jobs)
+	}
+	for i, v := range order {
+		if v != i {
+			t.Fatalf("job %d ran as number %d", v, i)
+		}
+	}
+}
