@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -234,6 +235,54 @@ func TestIBQueryErrorsSimErrors(t *testing.T) {
 	}
 	b.compare(t, true, "--skip-sl", "--data")
 	b.compare(t, true, "--skip-sl", "--counters")
+}
+
+// TestIBQueryErrorsDrops runs ibqueryerrors on a fabric where three CAs
+// drop most MADs sent to them: whatever fails, the run completes, every
+// node it could not reach and every PMA query that failed is reported,
+// and the summary counts the failures.
+func TestIBQueryErrorsDrops(t *testing.T) {
+	ft := testbed.FatTree{Leaves: 4, Spines: 2, HCAsPerLeaf: 4}
+	f, err := ft.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fab, bed := serveSim(t, f, "H-1")
+	t.Setenv("IBSIM_SOCKNAME", bed.SockName)
+	for _, n := range []string{"H-5", "H-9", "H-13"} {
+		if err := fab.SetDropRate(n, 1, 60); err != nil {
+			t.Fatal(err)
+		}
+	}
+	failuresRe := regexp.MustCompile(`(?m)^##\s+(\d+) PMA query failures$`)
+	checkedRe := regexp.MustCompile(`## Summary: (\d+) nodes checked`)
+	for i := range 5 {
+		start := time.Now()
+		out, errOut, code := run(t, "", "ibtool", "--fabric", "ibsim:H-2", "-t", "30", "--retries", "1", "ibqueryerrors", "--skip-sl")
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("run %d took %v", i, d)
+		}
+		if code != 0 && code != 1 {
+			t.Fatalf("run %d: exit %d\n%s", i, code, errOut)
+		}
+		m := checkedRe.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("run %d: no summary:\n%s", i, out)
+		}
+		unreachable := strings.Count(errOut, "warning: no node reachable at")
+		if checked, _ := strconv.Atoi(m[1]); checked+unreachable != 22 {
+			t.Errorf("run %d: %d nodes checked and %d unreachable of 22\n%s%s", i, checked, unreachable, out, errOut)
+		}
+		failed := strings.Count(errOut, " query failed on ")
+		counted := 0
+		if m := failuresRe.FindStringSubmatch(out); m != nil {
+			counted, _ = strconv.Atoi(m[1])
+		}
+		if failed != counted {
+			t.Errorf("run %d: %d PMA queries reported failed, the summary counts %d\n%s%s", i, failed, counted, out, errOut)
+		}
+		t.Logf("run %d: exit %d, %d unreachable, %d PMA failures", i, code, unreachable, failed)
+	}
 }
 
 // TestIBQueryErrorsText checks the pieces of the text that no live run
