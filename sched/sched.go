@@ -359,10 +359,11 @@ func (s *Scheduler) nextLocked() (*target, *job) {
 // scheduler's: not on the goroutine that submitted them, which may hold
 // locks that they take, nor on the one whose done freed their slots (the
 // MAD client's reader, for mad.Client.Start), which then goes back to
-// the replies while this one sends. One drain runs at a time, until there
-// are none: an async job that ends at once, within its fn, adds the next
-// to starts instead of starting it deeper in the stack. The caller has
-// counted itself in draining.
+// the replies while this one sends. A drain runs until there are none
+// (more run side by side when many wait: drainBacklog): an async job that
+// ends at once, within its fn, adds the next to starts instead of
+// starting it deeper in the stack. The caller has counted the drain in
+// draining.
 func (s *Scheduler) drain() {
 	s.mu.Lock()
 	for s.startHead < len(s.starts) {
