@@ -149,7 +149,10 @@ func TestRMPPLostSegmentsAreResent(t *testing.T) {
 				}
 				return false
 			})}
-			cli, srv, _, _ := pipeClients(t, a, b, mad.WithTimeout(20*time.Millisecond), mad.WithRetries(8))
+			// A try of 50 ms: the transfer is given up after 8 tries
+			// without progress, 0.4 s, which a loaded CI machine (VM
+			// boots in the packages beside) can reach with 20 ms ones.
+			cli, srv, _, _ := pipeClients(t, a, b, mad.WithTimeout(50*time.Millisecond), mad.WithRetries(8))
 			recs := nodeRecords(tc.n)
 			serveTable(t, srv, recs)
 			start := time.Now()

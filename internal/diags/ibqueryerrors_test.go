@@ -256,9 +256,11 @@ func TestIBQueryErrorsDrops(t *testing.T) {
 	}
 	failuresRe := regexp.MustCompile(`(?m)^##\s+(\d+) PMA query failures$`)
 	checkedRe := regexp.MustCompile(`## Summary: (\d+) nodes checked`)
-	for i := range 5 {
+	for i := range 4 {
 		start := time.Now()
-		out, errOut, code := run(t, "", "ibtool", "--fabric", "ibsim:H-2", "-t", "30", "--retries", "1", "ibqueryerrors", "--skip-sl")
+		// Tries of 200 ms: only the dropping CAs may fail, not a healthy
+		// node whose reply a loaded machine holds up.
+		out, errOut, code := run(t, "", "ibtool", "--fabric", "ibsim:H-2", "-t", "200", "--retries", "1", "ibqueryerrors", "--skip-sl")
 		if d := time.Since(start); d > 30*time.Second {
 			t.Errorf("run %d took %v", i, d)
 		}
