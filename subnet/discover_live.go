@@ -338,30 +338,13 @@ func (l *liveSource) fromLinkLocked(r *route, attr uint16, target *knownNode) (d
 	return data, true
 }
 
-// run sends a's query and, before the walk can see the reply, learns from
-// it and sends what it predicts. A probe looks for a known link again
-// first (linked).
-func (l *liveSource) run(ctx context.Context, a *answer) error {
-	if l.linked(a) {
-		return nil
-	}
-	l.sent.Add(1)
-	var data [AttrSize]byte
-	var err error
-	if rt := l.lidRoute(a); rt != nil {
-		data, err = l.do(ctx, a, rt)
-		if err != nil && ctx.Err() == nil {
-			data, err = l.do(ctx, a, &a.r.mr)
-		}
-	} else {
-		data, err = l.do(ctx, a, &a.r.mr)
-	}
-	l.answered(a, data, err)
-	return err
-}
-
-// start is run for a MADStarter: the same steps, with the SMPs started
-// rather than waited for, and done called once a has its answer.
+// start sends a's query and calls done once a has its answer; before the
+// walk can see the reply, it learns from it and sends what it predicts. A
+// probe looks for a known link again first (linked); ByLID sends LID
+// routed when it knows the target's LID, and directed route again if
+// that fails. With a MADStarter the SMPs are started and done comes from
+// the MAD client's reader; with a plain MADDoer they are waited for, and
+// done has been called when start returns.
 func (l *liveSource) start(ctx context.Context, a *answer, done func(error)) {
 	if l.linked(a) {
 		done(nil)
@@ -373,16 +356,22 @@ func (l *liveSource) start(ctx context.Context, a *answer, done func(error)) {
 		done(err)
 	}
 	if rt := l.lidRoute(a); rt != nil {
-		l.startGet(ctx, a, rt, func(data [AttrSize]byte, err error) {
+		l.get(ctx, a, rt, func(data [AttrSize]byte, err error) {
 			if err != nil && ctx.Err() == nil {
-				l.startGet(ctx, a, &a.r.mr, finish)
+				l.get(ctx, a, &a.r.mr, finish)
 				return
 			}
 			finish(data, err)
 		})
 		return
 	}
-	l.startGet(ctx, a, &a.r.mr, finish)
+	l.get(ctx, a, &a.r.mr, finish)
+}
+
+// run is start as a job that waits, for a MADDoer without Start.
+func (l *liveSource) run(ctx context.Context, a *answer) (err error) {
+	l.start(ctx, a, func(e error) { err = e })
+	return err
 }
 
 // linked answers a NodeInfo probe from a known link if it can (see
@@ -436,13 +425,16 @@ func (l *liveSource) request(a *answer, rt *mad.Route) mad.Request {
 	}
 }
 
-func (l *liveSource) do(ctx context.Context, a *answer, rt *mad.Route) ([AttrSize]byte, error) {
-	rep, err := l.m.Do(ctx, l.request(a, rt))
-	return replyData(a, rep, err)
-}
-
-func (l *liveSource) startGet(ctx context.Context, a *answer, rt *mad.Route, done func([AttrSize]byte, error)) {
-	l.ms.Start(ctx, l.request(a, rt), func(rep *mad.Reply, err error) { done(replyData(a, rep, err)) })
+// get sends one SMP along rt and calls done with the attribute of its
+// reply: through Start when it can, else through Do, before returning.
+func (l *liveSource) get(ctx context.Context, a *answer, rt *mad.Route, done func([AttrSize]byte, error)) {
+	req := l.request(a, rt)
+	if l.ms == nil {
+		rep, err := l.m.Do(ctx, req)
+		done(replyData(a, rep, err))
+		return
+	}
+	l.ms.Start(ctx, req, func(rep *mad.Reply, err error) { done(replyData(a, rep, err)) })
 }
 
 // replyData is the attribute an SMP's reply carries.
