@@ -166,9 +166,7 @@ func (h *readyHeap) remove(i int) {
 	*h = old[:n]
 	t.index = -1
 	if i != n {
-		if !h.down(i) {
-			h.up(i)
-		}
+		h.fix(i)
 	}
 }
 
@@ -270,10 +268,10 @@ func (s *Scheduler) SubmitAsync(key, name string, fn AsyncFunc) bool {
 
 func (s *Scheduler) submit(j *job) bool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.stopped {
 		s.stats.Submitted++
 		s.stats.Canceled++
-		s.mu.Unlock()
 		return false
 	}
 	s.seq++
@@ -282,7 +280,6 @@ func (s *Scheduler) submit(j *job) bool {
 	s.pending++
 	s.enqueueLocked(j)
 	s.dispatchLocked()
-	s.mu.Unlock()
 	return true
 }
 
@@ -392,11 +389,7 @@ func (s *Scheduler) startOne(t *target, j *job) {
 			go s.run(nt, nj)
 		}
 	}
-	err := s.guard(j, func() error {
-		j.async(s.ctx, done)
-		return nil
-	})
-	if err != nil && !called.Load() {
+	if err := s.call(j, done); err != nil && !called.Load() {
 		done(err)
 	}
 }
@@ -437,8 +430,7 @@ func (s *Scheduler) run(t *target, j *job) {
 // runOne runs one job and accounts for it; it returns the next job this
 // goroutine should run, if any.
 func (s *Scheduler) runOne(t *target, j *job) (*target, *job) {
-	err := s.guard(j, func() error { return j.fn(s.ctx) })
-	return s.account(t, j, err)
+	return s.account(t, j, s.call(j, nil))
 }
 
 // account records the end of a job that returned err: a repeat when it
@@ -483,9 +475,9 @@ func (s *Scheduler) account(t *target, j *job, err error) (*target, *job) {
 	return nt, nj
 }
 
-// guard runs f for job j, turning a panic into one re-raised by Wait so
-// that it is not lost in a goroutine.
-func (s *Scheduler) guard(j *job, f func() error) (err error) {
+// call runs the job (an async one with done), turning a panic into one
+// re-raised by Wait so that it is not lost in a goroutine.
+func (s *Scheduler) call(j *job, done func(error)) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.mu.Lock()
@@ -497,7 +489,11 @@ func (s *Scheduler) guard(j *job, f func() error) (err error) {
 			err = fmt.Errorf("panic: %v", v)
 		}
 	}()
-	return f()
+	if j.async != nil {
+		j.async(s.ctx, done)
+		return nil
+	}
+	return j.fn(s.ctx)
 }
 
 // finishLocked accounts for a finished job; the caller drops it from
@@ -522,14 +518,13 @@ func (s *Scheduler) retryLocked(j *job) {
 	d = min(d, s.opt.MaxBackoff)
 	s.timers[j] = time.AfterFunc(d, func() {
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		if _, ok := s.timers[j]; !ok {
-			s.mu.Unlock()
 			return // stop already accounted for it
 		}
 		delete(s.timers, j)
 		s.enqueueLocked(j)
 		s.dispatchLocked()
-		s.mu.Unlock()
 	})
 }
 
