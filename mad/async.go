@@ -2,7 +2,6 @@ package mad
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -51,7 +50,7 @@ func (c *Client) Start(ctx context.Context, req Request, done func(*Reply, error
 	select {
 	case <-c.dead:
 		// The reader has failed the calls it knew of; this one came later.
-		c.finishAsync(a, nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.tname(), c.rdErr))
+		c.finishAsync(a, nil, x.fail(c.rdErr))
 		return
 	default:
 	}
@@ -236,7 +235,7 @@ func (c *Client) cancelAsync(ctx context.Context) {
 // failAsync fails every pending async call: the reader stopped with err.
 func (c *Client) failAsync(err error) {
 	for _, a := range c.takeAsync(func(*asyncCall) bool { return true }) {
-		a.done(nil, fmt.Errorf("%s %s to %s: %w", a.x.name, a.x.attr, a.x.tname(), err))
+		a.done(nil, a.x.fail(err))
 	}
 }
 

@@ -689,10 +689,13 @@ func (x *exchange) settle(rep *Reply, first []byte, try int, start time.Time) (b
 	return false, nil
 }
 
-// ctxError is the RPC's failure when its context ended.
-func (x *exchange) ctxError() error {
-	return fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.tname(), x.ctx.Err())
+// fail names the RPC in err, which ended it.
+func (x *exchange) fail(err error) error {
+	return fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.tname(), err)
 }
+
+// ctxError is the RPC's failure when its context ended.
+func (x *exchange) ctxError() error { return x.fail(x.ctx.Err()) }
 
 // timeoutError is the RPC's failure when every try went unanswered; last
 // is what ended the last one, when something said.
@@ -729,7 +732,7 @@ func (x *exchange) send(b []byte, try int) error {
 		x.c.emit(TraceEvent{Kind: TraceSend, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: b, Addr: x.addr})
 	}
 	if err := x.c.t.Send(x.ctx, p); err != nil {
-		return fmt.Errorf("%s %s to %s: sending: %w", x.name, x.attr, x.tname(), err)
+		return x.fail(fmt.Errorf("sending: %w", err))
 	}
 	return nil
 }
@@ -765,7 +768,7 @@ func (x *exchange) await(w *call, try int, start time.Time) (*Reply, error) {
 			}
 			return nil, x.ctxError()
 		case <-c.dead:
-			return nil, fmt.Errorf("%s %s to %s: %w", x.name, x.attr, x.tname(), c.rdErr)
+			return nil, x.fail(c.rdErr)
 		case <-timer.C:
 			if ra == nil {
 				x.traceTimeout(try, nil, start)
