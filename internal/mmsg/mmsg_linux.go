@@ -72,10 +72,13 @@ func (c *Conn) sendmmsg(fd uintptr) bool {
 }
 
 // mmsg makes one non-blocking recvmmsg(2) or sendmmsg(2) call over the
-// first n headers, repeated on EINTR; ok is false on EAGAIN.
+// first n headers, repeated on EINTR; ok is false on EAGAIN. MSG_DONTWAIT
+// keeps the call from blocking, so it is a raw one: the runtime neither
+// hands the P to another thread around it nor keeps its monitor thread
+// polling every 20 µs for a P stuck in a system call.
 func mmsg(trap uintptr, fd uintptr, msgs []unix.Mmsghdr, n int) (int, syscall.Errno, bool) {
 	for {
-		r, _, e := unix.Syscall6(trap, fd, uintptr(unsafe.Pointer(&msgs[0])), uintptr(n), unix.MSG_DONTWAIT, 0, 0)
+		r, _, e := unix.RawSyscall6(trap, fd, uintptr(unsafe.Pointer(&msgs[0])), uintptr(n), unix.MSG_DONTWAIT, 0, 0)
 		switch e {
 		case unix.EINTR:
 			continue
