@@ -24,8 +24,10 @@ import (
 // RMPP classes (the SA's tables) are run by Do on a goroutine of their
 // own, as their transfers need one.
 func (c *Client) Start(ctx context.Context, req Request, done func(*Reply, error)) {
-	x, err := c.prepare(ctx, req)
-	if err != nil {
+	// One allocation holds the call, its exchange and its MAD.
+	a := &asyncCall{done: done, busyWait: c.busyBackoff, try: 1}
+	x := &a.x
+	if err := c.prepare(ctx, req, x); err != nil {
 		done(nil, err)
 		return
 	}
@@ -37,14 +39,13 @@ func (c *Client) Start(ctx context.Context, req Request, done func(*Reply, error
 		done(nil, x.ctxError())
 		return
 	}
-	a := &asyncCall{x: x, done: done, start: time.Now(), busyWait: c.busyBackoff, try: 1}
 	a.call.a = a
-	// The timer runs from before the send, so that whoever ends the call
-	// finds it to stop.
-	a.deadline = a.start.Add(x.timeout)
-	a.timer = time.AfterFunc(x.timeout, func() { c.asyncTimeout(a) })
 	c.mu.Lock()
+	// The try is on the clock from before the send, so that whoever ends
+	// the call finds it there to take off.
+	a.start = time.Now()
 	c.pending[x.key()] = &a.call
+	c.queueTryLocked(a, a.start)
 	c.watchLocked(ctx)
 	c.mu.Unlock()
 	select {
@@ -54,27 +55,30 @@ func (c *Client) Start(ctx context.Context, req Request, done func(*Reply, error
 		return
 	default:
 	}
-	if err := x.send(x.request, 1); err != nil {
+	if err := x.send(1); err != nil {
 		c.finishAsync(a, nil, err)
 	}
 }
 
 // asyncCall is a single-MAD RPC started by Start. It is in c.pending from
-// Start until it ends; whoever takes it out under c.mu ends it. Between
-// tries one goroutine owns it (the reader with a reply, the timer, a
-// BUSY backoff): it is then idle, and neither a reply nor the timer acts
-// on it.
+// Start until it ends; whoever takes it out under c.mu ends it. While a
+// try is out the call is on a try list (tries.go). Between tries one
+// goroutine owns it (the reader with a reply, the expiry of its try, a
+// BUSY backoff): it is then idle and on no list, and neither a reply nor
+// an expiry acts on it.
 type asyncCall struct {
 	call
-	x        *exchange
+	x        exchange
 	done     func(*Reply, error)
 	start    time.Time
 	busyWait time.Duration
 
 	// Under c.mu:
-	try      int
-	deadline time.Time // of the current try
-	idle     bool      // between tries, owned by whoever ended the last
+	try        int
+	deadline   time.Time // of the current try
+	idle       bool      // between tries, owned by whoever ended the last
+	list       *tryList  // the list the current try is on, nil when idle or ended
+	prev, next *asyncCall
 }
 
 // ctxWatch fails the pending async calls of one context when it ends; n
@@ -118,6 +122,7 @@ func (c *Client) claimLocked(a *asyncCall) bool {
 		return false
 	}
 	delete(c.pending, k)
+	c.dequeueTryLocked(a)
 	c.unwatchLocked(a.x.ctx)
 	return true
 }
@@ -130,7 +135,6 @@ func (c *Client) finishAsync(a *asyncCall, rep *Reply, err error) {
 	if !ok {
 		return
 	}
-	a.timer.Stop()
 	a.done(rep, err)
 }
 
@@ -141,13 +145,14 @@ func (c *Client) ownLocked(a *asyncCall) bool {
 		return false
 	}
 	a.idle = true
+	c.dequeueTryLocked(a)
 	return true
 }
 
 // resend sends try number try of a, whose previous try ended with last
 // (the caller owns a).
 func (c *Client) resend(a *asyncCall, try int, last error) {
-	x := a.x
+	x := &a.x
 	if err := x.ctx.Err(); err != nil {
 		c.finishAsync(a, nil, x.ctxError())
 		return
@@ -159,32 +164,18 @@ func (c *Client) resend(a *asyncCall, try int, last error) {
 		return // cancelled or failed meanwhile
 	}
 	a.try, a.idle = try, false
-	a.deadline = time.Now().Add(x.timeout)
+	c.queueTryLocked(a, time.Now())
 	c.mu.Unlock()
-	a.timer.Reset(x.timeout)
-	if err := x.send(x.request, try); err != nil {
+	if err := x.send(try); err != nil {
 		c.finishAsync(a, nil, err)
 	}
-}
-
-// asyncTimeout runs when a's timer fires: the try is over, unless a reply
-// came meanwhile or the timer is stale (it fired for an earlier try).
-func (c *Client) asyncTimeout(a *asyncCall) {
-	c.mu.Lock()
-	if time.Now().Before(a.deadline) || !c.ownLocked(a) {
-		c.mu.Unlock()
-		return
-	}
-	try := a.try
-	c.mu.Unlock()
-	c.tryOver(a, try, nil)
 }
 
 // tryOver ends try of a without a reply (the caller owns a): cause is the
 // transport's report, if any. The next try goes out at once, or the RPC
 // times out.
 func (c *Client) tryOver(a *asyncCall, try int, cause error) {
-	x := a.x
+	x := &a.x
 	x.traceTimeout(try, cause, a.start)
 	if try >= x.tries {
 		c.finishAsync(a, nil, x.timeoutError(x.request, cause))
@@ -196,7 +187,7 @@ func (c *Client) tryOver(a *asyncCall, try int, cause error) {
 // asyncReply handles a packet for a pending async call; the reader runs
 // it.
 func (c *Client) asyncReply(a *asyncCall, p *Packet) {
-	x := a.x
+	x := &a.x
 	c.mu.Lock()
 	if !c.ownLocked(a) {
 		// Another try's end is being handled; that try's reply or the
@@ -219,7 +210,6 @@ func (c *Client) asyncReply(a *asyncCall, p *Packet) {
 		return
 	}
 	// BUSY: ask again after the backoff, which doubles each time.
-	a.timer.Stop()
 	wait := a.busyWait
 	a.busyWait = min(2*a.busyWait, x.timeout)
 	time.AfterFunc(wait, func() { c.resend(a, try+1, err) })
@@ -234,13 +224,17 @@ func (c *Client) cancelAsync(ctx context.Context) {
 
 // failAsync fails every pending async call: the reader stopped with err.
 func (c *Client) failAsync(err error) {
-	for _, a := range c.takeAsync(func(*asyncCall) bool { return true }) {
+	failed := c.takeAsync(func(*asyncCall) bool { return true })
+	c.mu.Lock()
+	c.stopTriesLocked()
+	c.mu.Unlock()
+	for _, a := range failed {
 		a.done(nil, a.x.fail(err))
 	}
 }
 
 // takeAsync takes the pending async calls that match out of pending and
-// stops their timers; the caller ends them.
+// off the try lists; the caller ends them.
 func (c *Client) takeAsync(match func(*asyncCall) bool) []*asyncCall {
 	var out []*asyncCall
 	c.mu.Lock()
@@ -250,8 +244,5 @@ func (c *Client) takeAsync(match func(*asyncCall) bool) []*asyncCall {
 		}
 	}
 	c.mu.Unlock()
-	for _, a := range out {
-		a.timer.Stop()
-	}
 	return out
 }

@@ -300,3 +300,49 @@ func waitGroup(t *testing.T, wg *sync.WaitGroup) {
 		t.Fatal("some done was never called")
 	}
 }
+
+// Tries of different timeouts share the client's clock: none ends before
+// its timeout, and a short try started after a long one ends on its own
+// time, not the long one's.
+func TestStartMixedTimeouts(t *testing.T) {
+	tr := madtest.New(func(*mad.Packet) []*mad.Packet { return nil })
+	c := newClient(t, tr)
+	ctx := testCtx(t)
+	type end struct {
+		timeout, took time.Duration
+		err           error
+	}
+	timeouts := []time.Duration{500 * time.Millisecond, 10 * time.Millisecond, 60 * time.Millisecond, 10 * time.Millisecond, 30 * time.Millisecond}
+	ends := make(chan end, len(timeouts))
+	for i, d := range timeouts {
+		req := nodeInfoReq(uint16(i + 1))
+		req.Target = mad.Route{Addr: mad.Addr{LID: uint16(i + 1)}, Timeout: d, Tries: 2}
+		start := time.Now()
+		c.Start(ctx, req, func(_ *mad.Reply, err error) { ends <- end{d, time.Since(start), err} })
+	}
+	var order []time.Duration
+	for range timeouts {
+		select {
+		case e := <-ends:
+			var te *mad.TimeoutError
+			if !errors.As(e.err, &te) || te.Tries != 2 || te.Timeout != e.timeout {
+				t.Errorf("%v tries: %v, want a TimeoutError of 2 tries of %v", e.timeout, e.err, e.timeout)
+			}
+			if e.took < 2*e.timeout {
+				t.Errorf("2 tries of %v ended after %v", e.timeout, e.took)
+			}
+			if e.timeout < 500*time.Millisecond && e.took >= 500*time.Millisecond {
+				t.Errorf("2 tries of %v waited for the 500 ms try: ended after %v", e.timeout, e.took)
+			}
+			order = append(order, e.timeout)
+		case <-time.After(time.Minute):
+			t.Fatal("some done was never called")
+		}
+	}
+	for i := 1; i < len(order); i++ {
+		if order[i] < order[i-1] {
+			t.Errorf("ended in the order %v, want the shortest tries first", order)
+			break
+		}
+	}
+}

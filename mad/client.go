@@ -90,6 +90,7 @@ type Client struct {
 	sending map[sessionKey]*sendSession
 	servers map[uint8]*server
 	watch   map[context.Context]*ctxWatch // of pending async calls
+	clock   tryClock                      // of their tries
 }
 
 type agentKey struct {
@@ -414,31 +415,31 @@ func attrName(class iba.Class, id uint16) string {
 // returned with it), a *TimeoutError, an *RMPPError, or an
 // *IllegalRPCError before anything is sent.
 func (c *Client) Do(ctx context.Context, req Request) (*Reply, error) {
-	x, err := c.prepare(ctx, req)
-	if err != nil {
+	x := new(exchange)
+	if err := c.prepare(ctx, req, x); err != nil {
 		return nil, err
 	}
 	return x.run()
 }
 
-// prepare checks a request, registers its agent and lays out the MAD: all
-// of an RPC up to its first send.
-func (c *Client) prepare(ctx context.Context, req Request) (*exchange, error) {
+// prepare checks a request, registers its agent and lays out the MAD in
+// x, which it fills in: all of an RPC up to its first send.
+func (c *Client) prepare(ctx context.Context, req Request, x *exchange) error {
 	if req.Target == nil {
-		return nil, errors.New("mad: request without a target")
+		return errors.New("mad: request without a target")
 	}
 	rt := req.Target.Route()
 	class := req.Class
 	if rt.DR != nil {
 		if class != iba.ClassSubnMgt && class != iba.ClassSubnMgtDirected {
-			return nil, fmt.Errorf("%s to %s: a directed route carries only SMPs", rpcName(class, req.Method), req.Target)
+			return fmt.Errorf("%s to %s: a directed route carries only SMPs", rpcName(class, req.Method), req.Target)
 		}
 		if err := rt.DR.Validate(); err != nil {
-			return nil, fmt.Errorf("%s to %s: %w", rpcName(class, req.Method), req.Target, err)
+			return fmt.Errorf("%s to %s: %w", rpcName(class, req.Method), req.Target, err)
 		}
 		class = iba.ClassSubnMgtDirected
 	} else if class == iba.ClassSubnMgtDirected {
-		return nil, fmt.Errorf("%s to %s: directed route class without a directed route", rpcName(class, req.Method), req.Target)
+		return fmt.Errorf("%s to %s: directed route class without a directed route", rpcName(class, req.Method), req.Target)
 	}
 	name := rpcName(class, req.Method)
 	aname := attrName(class, req.AttrID)
@@ -448,7 +449,7 @@ func (c *Client) prepare(ctx context.Context, req Request) (*exchange, error) {
 			lc = iba.ClassSubnMgt
 		}
 		if s, ok := iba.LookupAttr(lc, req.AttrID); ok && !s.Allows(name) {
-			return nil, &IllegalRPCError{RPC: name, Attr: s.Name, Allowed: s.Methods}
+			return &IllegalRPCError{RPC: name, Attr: s.Name, Allowed: s.Methods}
 		}
 	}
 	ci := classOf(class)
@@ -457,28 +458,28 @@ func (c *Client) prepare(ctx context.Context, req Request) (*exchange, error) {
 		version = ci.version
 	}
 	if req.DataOff != 0 && (req.DataOff < HeaderSize || req.DataOff >= Size || ci.rmpp) {
-		return nil, fmt.Errorf("%s %s to %s: data offset %d is not inside a single MAD's class data", name, aname, req.Target, req.DataOff)
+		return fmt.Errorf("%s %s to %s: data offset %d is not inside a single MAD's class data", name, aname, req.Target, req.DataOff)
 	}
 	single := Size - ci.dataOff
 	if req.DataOff != 0 {
 		single = Size - req.DataOff
 	}
 	if len(req.Data) > single && !ci.rmpp {
-		return nil, fmt.Errorf("%s %s to %s: %d bytes of data do not fit one MAD (%d)", name, aname, req.Target, len(req.Data), single)
+		return fmt.Errorf("%s %s to %s: %d bytes of data do not fit one MAD (%d)", name, aname, req.Target, len(req.Data), single)
 	}
 	var oui uint32
 	if class.IsVendorOUI() {
 		if req.OUI == 0 {
-			return nil, fmt.Errorf("%s %s to %s: a vendor-OUI class needs an OUI (IBA 13.4.9)", name, aname, req.Target)
+			return fmt.Errorf("%s %s to %s: a vendor-OUI class needs an OUI (IBA 13.4.9)", name, aname, req.Target)
 		}
 		oui = req.OUI
 	}
 	agent, err := c.agent(uint8(class), version, false, nil, oui)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	tid := c.nextTID()
-	mad := c.build(class, version, req, rt, ci, tid)
+	mad := c.build(class, version, req, rt, ci, tid, &x.buf)
 	timeout, tries := rt.Timeout, rt.Tries
 	if timeout <= 0 {
 		timeout = c.timeout
@@ -500,22 +501,22 @@ func (c *Client) prepare(ctx context.Context, req Request) (*exchange, error) {
 			addr.QKey = QP1QKey
 		}
 	}
-	return &exchange{
-		c: c, ctx: ctx, name: name, attr: aname, tgt: req.Target,
-		class: class, ci: ci, agent: agent, addr: addr, tid: tid,
-		timeout: timeout, tries: tries, request: mad,
-	}, nil
+	x.c, x.ctx, x.name, x.attr, x.tgt = c, ctx, name, aname, req.Target
+	x.class, x.ci, x.agent, x.addr, x.tid = class, ci, agent, addr, tid
+	x.timeout, x.tries, x.request = timeout, tries, mad
+	x.pkt = Packet{Agent: agent, Addr: addr, MAD: mad, Timeout: timeout}
+	return nil
 }
 
 // build lays out the request MAD; for an RMPP class with more data than a
 // MAD holds, it is the whole transfer (header and all the data), which
-// sendRequest segments.
-func (c *Client) build(class iba.Class, version uint8, req Request, rt Route, ci classInfo, tid uint64) []byte {
-	n := Size
-	if ci.dataOff+len(req.Data) > n {
-		n = ci.dataOff + len(req.Data)
+// sendRequest segments. A MAD of Size bytes is laid out in buf, which is
+// zero.
+func (c *Client) build(class iba.Class, version uint8, req Request, rt Route, ci classInfo, tid uint64, buf *[Size]byte) []byte {
+	b := buf[:]
+	if n := ci.dataOff + len(req.Data); n > Size {
+		b = make([]byte, n)
 	}
-	b := make([]byte, n)
 	b[offBaseVersion] = 1
 	b[offClass] = uint8(class)
 	b[offClassVersion] = version
@@ -578,6 +579,11 @@ type exchange struct {
 	timeout time.Duration
 	tries   int
 	request []byte
+	// pkt is the request as every try sends it. It is written before the
+	// first send only: a try may go out while the transport still holds
+	// the one before (Transport.Send copies what it keeps).
+	pkt Packet
+	buf [Size]byte // the request, unless an RMPP transfer needs more
 }
 
 // tname names the target; building the name costs, so it waits until an
@@ -639,7 +645,7 @@ func (x *exchange) run() (*Reply, error) {
 				}
 				return nil, err
 			}
-		} else if err := x.send(x.request, try); err != nil {
+		} else if err := x.send(try); err != nil {
 			return nil, err
 		}
 		rep, err := x.await(w, try, start)
@@ -726,12 +732,12 @@ func (x *exchange) statusError(rep *Reply) *StatusError {
 	}
 }
 
-func (x *exchange) send(b []byte, try int) error {
-	p := &Packet{Agent: x.agent, Addr: x.addr, MAD: b, Timeout: x.timeout}
+// send sends try number try of the request.
+func (x *exchange) send(try int) error {
 	if x.c.trace != nil {
-		x.c.emit(TraceEvent{Kind: TraceSend, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: b, Addr: x.addr})
+		x.c.emit(TraceEvent{Kind: TraceSend, RPC: x.name, Attr: x.attr, Target: x.tname(), Try: try, MAD: x.request, Addr: x.addr})
 	}
-	if err := x.c.t.Send(x.ctx, p); err != nil {
+	if err := x.c.t.Send(x.ctx, &x.pkt); err != nil {
 		return x.fail(fmt.Errorf("sending: %w", err))
 	}
 	return nil

@@ -98,7 +98,9 @@ type LocalPort struct {
 type Transport interface {
 	// Register opens an agent and returns its number for Packet.Agent.
 	Register(spec AgentSpec) (int, error)
-	// Send hands one MAD to the fabric.
+	// Send hands one MAD to the fabric. It keeps neither p nor p.MAD
+	// once it returns: a client sends the same Packet for every try, and
+	// may send the next while an earlier Send is still returning.
 	Send(ctx context.Context, p *Packet) error
 	// Recv waits for the next MAD for any registered agent. It returns
 	// ctx.Err() when ctx ends and ErrClosed after Close.
