@@ -69,6 +69,7 @@ func (c *Client) Start(ctx context.Context, req Request, done func(*Reply, error
 type asyncCall struct {
 	call
 	x        exchange
+	rep      Reply
 	done     func(*Reply, error)
 	start    time.Time
 	busyWait time.Duration
@@ -203,7 +204,10 @@ func (c *Client) asyncReply(a *asyncCall, p *Packet) {
 		c.tryOver(a, try, p.Err)
 		return
 	}
-	rep := &Reply{MAD: p.MAD, Addr: p.Addr, dataOff: x.ci.dataOff}
+	// The reply lives in the call (done gets it; a BUSY reply is only
+	// copied from, into its StatusError).
+	rep := &a.rep
+	*rep = Reply{MAD: p.MAD, Addr: p.Addr, dataOff: x.ci.dataOff}
 	busy, err := x.settle(rep, x.request, try, a.start)
 	if !busy {
 		c.finishAsync(a, rep, err)
