@@ -24,7 +24,7 @@ import (
 // RMPP classes (the SA's tables) are run by Do on a goroutine of their
 // own, as their transfers need one.
 func (c *Client) Start(ctx context.Context, req Request, done func(*Reply, error)) {
-	// One allocation holds the call, its exchange and its MAD.
+	// One allocation holds the call, its exchange, MAD, packet and reply.
 	a := &asyncCall{done: done, busyWait: c.busyBackoff, try: 1}
 	x := &a.x
 	if err := c.prepare(ctx, req, x); err != nil {

@@ -23,7 +23,10 @@ type tryList struct {
 
 // tryClock is a client's try lists and its timer.
 type tryClock struct {
-	lists []*tryList // one per timeout with a try out
+	// One per timeout with a try out since the timer last fired: a list
+	// that empties stays until then, so that a client with one RPC out
+	// at a time does not make a list per RPC.
+	lists []*tryList
 	timer *time.Timer
 	armed time.Time // when timer fires; zero when it is not set
 }
@@ -74,10 +77,6 @@ func (c *Client) dequeueTryLocked(a *asyncCall) {
 		l.tail = a.prev
 	}
 	a.list, a.prev, a.next = nil, nil, nil
-	if l.head == nil {
-		// The timer may still fire for it; it then finds nothing to do.
-		c.clock.lists = slices.DeleteFunc(c.clock.lists, func(m *tryList) bool { return m == l })
-	}
 }
 
 // armLocked sets the timer to fire at t.
@@ -94,33 +93,36 @@ func (c *Client) armLocked(t time.Time) {
 
 // expireTries runs when the timer fires: every try past its deadline is
 // over. Each call whose try it ends is idle, owned here, and goes on to
-// its next try or its timeout.
+// its next try or its timeout. Lists left empty go.
 func (c *Client) expireTries() {
-	var over []*asyncCall
-	var tries []int
+	type expired struct {
+		a   *asyncCall
+		try int
+	}
+	var over []expired
 	c.mu.Lock()
 	k := &c.clock
 	k.armed = time.Time{}
 	now := time.Now()
 	var next time.Time
-	for _, l := range slices.Clone(k.lists) {
+	for _, l := range k.lists {
 		for a := l.head; a != nil && !a.deadline.After(now); a = l.head {
 			// A call on a list is pending and not idle.
 			a.idle = true
 			c.dequeueTryLocked(a)
-			over = append(over, a)
-			tries = append(tries, a.try)
+			over = append(over, expired{a, a.try})
 		}
 		if l.head != nil && (next.IsZero() || l.head.deadline.Before(next)) {
 			next = l.head.deadline
 		}
 	}
+	k.lists = slices.DeleteFunc(k.lists, func(l *tryList) bool { return l.head == nil })
 	if !next.IsZero() {
 		c.armLocked(next)
 	}
 	c.mu.Unlock()
-	for i, a := range over {
-		c.tryOver(a, tries[i], nil)
+	for _, e := range over {
+		c.tryOver(e.a, e.try, nil)
 	}
 }
 
