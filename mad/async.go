@@ -2,6 +2,8 @@ package mad
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,9 +25,16 @@ import (
 // wait for the reader that runs done); it may call Start. Requests of the
 // RMPP classes (the SA's tables) are run by Do on a goroutine of their
 // own, as their transfers need one.
+//
+// The Reply that done gets, and the request MAD in it, are the client's
+// again once done returns without an error: done copies what it keeps
+// of them. (The reply MAD itself, and a Reply that comes with an error,
+// stay done's.) Each RPC of a sweep would otherwise leave its call
+// behind for the collector; reused, they cost no allocation at all.
 func (c *Client) Start(ctx context.Context, req Request, done func(*Reply, error)) {
-	// One allocation holds the call, its exchange, MAD, packet and reply.
-	a := &asyncCall{done: done, busyWait: c.busyBackoff, try: 1}
+	// One block holds the call, its exchange, MAD, packet and reply.
+	a := asyncPool.Get().(*asyncCall)
+	a.done, a.busyWait, a.try = done, c.busyBackoff, 1
 	x := &a.x
 	if err := c.prepare(ctx, req, x); err != nil {
 		done(nil, err)
@@ -40,6 +49,8 @@ func (c *Client) Start(ctx context.Context, req Request, done func(*Reply, error
 		return
 	}
 	a.call.a = a
+	// One reference for the call until it ends, one for this send.
+	a.refs.Store(2)
 	c.mu.Lock()
 	// The try is on the clock from before the send, so that whoever ends
 	// the call finds it there to take off.
@@ -55,9 +66,17 @@ func (c *Client) Start(ctx context.Context, req Request, done func(*Reply, error
 		return
 	default:
 	}
-	if err := x.send(1); err != nil {
+	c.sendTry(a, 1)
+}
+
+// sendTry sends try number try of a, holding a reference to a for as long
+// as the send runs: its reply may end the call before the send returns.
+// The caller has taken that reference; sendTry gives it back.
+func (c *Client) sendTry(a *asyncCall, try int) {
+	if err := a.x.send(try); err != nil {
 		c.finishAsync(a, nil, err)
 	}
+	c.release(a)
 }
 
 // asyncCall is a single-MAD RPC started by Start. It is in c.pending from
@@ -73,6 +92,13 @@ type asyncCall struct {
 	done     func(*Reply, error)
 	start    time.Time
 	busyWait time.Duration
+	// refs counts who may still use the call: one for the call until it
+	// ends with a reply and no error, one for each send under way. The
+	// call goes back to asyncPool when it drops to 0. A call that ends
+	// otherwise keeps its first reference and is left to the collector:
+	// an error may hold its request, and a canceller takes a call away
+	// from whoever owns it.
+	refs atomic.Int32
 
 	// Under c.mu:
 	try        int
@@ -80,6 +106,18 @@ type asyncCall struct {
 	idle       bool      // between tries, owned by whoever ended the last
 	list       *tryList  // the list the current try is on, nil when idle or ended
 	prev, next *asyncCall
+}
+
+// asyncPool recycles the calls of Start.
+var asyncPool = sync.Pool{New: func() any { return new(asyncCall) }}
+
+// release drops a reference to a; the last one puts a back in the pool,
+// cleared (build lays out a MAD in zeroed memory).
+func (c *Client) release(a *asyncCall) {
+	if a.refs.Add(-1) == 0 {
+		*a = asyncCall{}
+		asyncPool.Put(a)
+	}
 }
 
 // ctxWatch fails the pending async calls of one context when it ends; n
@@ -128,15 +166,16 @@ func (c *Client) claimLocked(a *asyncCall) bool {
 	return true
 }
 
-// finishAsync ends a if nothing else has, and calls its done.
-func (c *Client) finishAsync(a *asyncCall, rep *Reply, err error) {
+// finishAsync ends a if nothing else has, and calls its done; it reports
+// whether it did.
+func (c *Client) finishAsync(a *asyncCall, rep *Reply, err error) bool {
 	c.mu.Lock()
 	ok := c.claimLocked(a)
 	c.mu.Unlock()
-	if !ok {
-		return
+	if ok {
+		a.done(rep, err)
 	}
-	a.done(rep, err)
+	return ok
 }
 
 // ownLocked makes the caller the owner of a's next step, if a is pending
@@ -166,10 +205,9 @@ func (c *Client) resend(a *asyncCall, try int, last error) {
 	}
 	a.try, a.idle = try, false
 	c.queueTryLocked(a, time.Now())
+	a.refs.Add(1)
 	c.mu.Unlock()
-	if err := x.send(try); err != nil {
-		c.finishAsync(a, nil, err)
-	}
+	c.sendTry(a, try)
 }
 
 // tryOver ends try of a without a reply (the caller owns a): cause is the
@@ -185,20 +223,11 @@ func (c *Client) tryOver(a *asyncCall, try int, cause error) {
 	c.resend(a, try+1, cause)
 }
 
-// asyncReply handles a packet for a pending async call; the reader runs
-// it.
-func (c *Client) asyncReply(a *asyncCall, p *Packet) {
+// asyncReply handles a packet for the async call a, which the reader
+// found pending and made its own (ownLocked) with try out; the reader
+// runs it.
+func (c *Client) asyncReply(a *asyncCall, try int, p *Packet) {
 	x := &a.x
-	c.mu.Lock()
-	if !c.ownLocked(a) {
-		// Another try's end is being handled; that try's reply or the
-		// next will do.
-		c.mu.Unlock()
-		c.emit(TraceEvent{Kind: TraceUnexpected, MAD: p.MAD, Addr: p.Addr})
-		return
-	}
-	try := a.try
-	c.mu.Unlock()
 	if p.Err != nil {
 		// The transport dropped our request: this try is over.
 		c.tryOver(a, try, p.Err)
@@ -210,7 +239,10 @@ func (c *Client) asyncReply(a *asyncCall, p *Packet) {
 	*rep = Reply{MAD: p.MAD, Addr: p.Addr, dataOff: x.ci.dataOff}
 	busy, err := x.settle(rep, x.request, try, a.start)
 	if !busy {
-		c.finishAsync(a, rep, err)
+		if c.finishAsync(a, rep, err) && err == nil && c.trace == nil {
+			// A trace may have kept the request.
+			c.release(a)
+		}
 		return
 	}
 	// BUSY: ask again after the backoff, which doubles each time.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,7 +24,15 @@ func startWait(t *testing.T, c *mad.Client, ctx context.Context, req mad.Request
 		err error
 	}
 	ch := make(chan result, 2)
-	c.Start(ctx, req, func(rep *mad.Reply, err error) { ch <- result{rep, err} })
+	c.Start(ctx, req, func(rep *mad.Reply, err error) {
+		if rep != nil && err == nil {
+			// The reply is the client's once done returns.
+			r := *rep
+			r.Request = slices.Clone(rep.Request)
+			rep = &r
+		}
+		ch <- result{rep, err}
+	})
 	select {
 	case r := <-ch:
 		select {
@@ -345,4 +354,55 @@ func TestStartMixedTimeouts(t *testing.T) {
 			break
 		}
 	}
+}
+
+// lingerTransport returns from Send only once the reply to what it sent
+// has come back, and then checks that the packet it was given still holds
+// the request it sent: the client may not reuse a call while a send of
+// it is under way.
+type lingerTransport struct {
+	*madtest.Transport
+	t *testing.T
+}
+
+func (l lingerTransport) Send(ctx context.Context, p *mad.Packet) error {
+	h, _ := madtest.ParseHeader(p.MAD)
+	if err := l.Transport.Send(ctx, p); err != nil {
+		return err
+	}
+	time.Sleep(time.Millisecond) // the reply overtakes the send
+	if g, _ := madtest.ParseHeader(p.MAD); g.TID != h.TID || g.AttrMod != h.AttrMod {
+		l.t.Errorf("the packet changed while it was sent: TID %#x attribute modifier %d, then TID %#x attribute modifier %d",
+			h.TID, h.AttrMod, g.TID, g.AttrMod)
+	}
+	return nil
+}
+
+// Calls are reused once they end with a reply; one whose reply comes
+// back while its send is still returning is not reused before that, even
+// when the next RPC starts as soon as done is called.
+func TestStartReuseWaitsForSend(t *testing.T) {
+	tr := lingerTransport{madtest.New(nodeInfoResponder), t}
+	c := newClient(t, tr)
+	ctx := testCtx(t)
+	const n = 200
+	var wg sync.WaitGroup
+	wg.Add(n)
+	var next func(i int)
+	next = func(i int) {
+		l := uint16(1 + i%1000)
+		c.Start(ctx, mad.Request{Target: lid(l), Class: iba.ClassSubnMgt, Method: iba.MethodGet, AttrID: iba.AttrIDNodeInfo, AttrMod: uint32(i)}, func(rep *mad.Reply, err error) {
+			defer wg.Done()
+			if err != nil {
+				t.Errorf("RPC %d: %v", i, err)
+			} else if g := nodeGUIDOf(t, rep); g != iba.GUID(0x1000+uint64(l)) {
+				t.Errorf("RPC %d to LID %d got NodeGUID %v", i, l, g)
+			}
+			if i+1 < n {
+				go next(i + 1)
+			}
+		})
+	}
+	next(0)
+	waitGroup(t, &wg)
 }

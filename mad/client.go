@@ -253,14 +253,11 @@ func (c *Client) dispatch(p *Packet) {
 	mk := matchKey{h.class, uint32(h.tid)}
 	if p.Err != nil {
 		// The transport gave up on a request we sent: MAD is that request.
-		c.mu.Lock()
-		w := c.pending[mk]
-		c.mu.Unlock()
+		w, a, try := c.replyTo(mk)
 		switch {
-		case w == nil:
-		case w.a != nil:
-			c.asyncReply(w.a, p)
-		default:
+		case a != nil:
+			c.asyncReply(a, try, p)
+		case w != nil:
 			c.deliver(w.ch, p)
 		}
 		return
@@ -287,12 +284,10 @@ func (c *Client) dispatch(p *Packet) {
 		}
 	}
 	if iba.Method(h.method).IsResponse() || iba.Method(h.method) == iba.MethodTrapRepress {
-		c.mu.Lock()
-		w := c.pending[mk]
-		c.mu.Unlock()
+		w, a, try := c.replyTo(mk)
 		switch {
-		case w != nil && w.a != nil:
-			c.asyncReply(w.a, p)
+		case a != nil:
+			c.asyncReply(a, try, p)
 		case w == nil || !c.deliver(w.ch, p):
 			c.emit(TraceEvent{Kind: TraceUnexpected, MAD: p.MAD, Addr: p.Addr})
 		}
@@ -306,6 +301,24 @@ func (c *Client) dispatch(p *Packet) {
 		return
 	}
 	srv.handle(p)
+}
+
+// replyTo finds the RPC that a packet of key mk ends a try of: the call
+// of Do waiting for it (w), or the async call (a) it makes the reader's
+// own, with the number of its try out. It finds neither for an async
+// call whose try's end another goroutine is handling: that try's reply,
+// or the next's, will do.
+func (c *Client) replyTo(mk matchKey) (w *call, a *asyncCall, try int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w = c.pending[mk]
+	if w == nil || w.a == nil {
+		return w, nil, 0
+	}
+	if a = w.a; !c.ownLocked(a) {
+		return nil, nil, 0
+	}
+	return nil, a, a.try
 }
 
 func (c *Client) emit(e TraceEvent) {

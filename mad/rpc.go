@@ -183,7 +183,8 @@ func attrReply(t Target, rpc string, attr iba.Attribute, rep *Reply) error {
 		}
 	}
 	if err := unmarshalAttr(attr, reply); err != nil {
-		return &ReplyError{RPC: rpc, Target: t.String(), Err: err, Request: rep.Request, Reply: rep.MAD}
+		// Through Start the request is the client's once done returns.
+		return &ReplyError{RPC: rpc, Target: t.String(), Err: err, Request: bytes.Clone(rep.Request), Reply: rep.MAD}
 	}
 	return nil
 }
