@@ -154,10 +154,16 @@ func checkReply(p *mad.Packet) (uint32, error) {
 // TestRecvFromManyGoroutines has four goroutines in Recv while the
 // simulator sends replies in bursts, mixed with datagrams that are
 // malformed or that no agent wants: every reply arrives exactly once and
-// intact, and the rest are counted.
+// intact, and the rest are counted. The replies of even TIDs are
+// recycled as they come; those of odd ones are kept, and are still intact
+// at the end. A packet that Recv did not return is not recycled.
 func TestRecvFromManyGoroutines(t *testing.T) {
 	f := startFakeSim(t)
 	tr := f.dial()
+	foreign := &mad.Packet{MAD: reply(0x81, 1)[requestSize-madSize:]}
+	tr.Recycle(foreign)
+	tr.Recycle(nil)
+	tr.Recycle(&mad.Packet{})
 	if _, err := tr.Register(mad.AgentSpec{Class: 0x81}); err != nil {
 		t.Fatal(err)
 	}
@@ -184,6 +190,7 @@ func TestRecvFromManyGoroutines(t *testing.T) {
 	var (
 		mu   sync.Mutex
 		seen = map[uint32]int{}
+		kept = map[uint32]*mad.Packet{}
 		wg   sync.WaitGroup
 	)
 	errs := make(chan error, 4)
@@ -205,12 +212,21 @@ func TestRecvFromManyGoroutines(t *testing.T) {
 					cancel()
 					return
 				}
+				if p == foreign {
+					errs <- errors.New("Recv returned a packet it did not make")
+				}
 				mu.Lock()
 				seen[tid]++
+				if tid%2 == 1 {
+					kept[tid] = p
+				}
 				if len(seen) == replies {
 					cancel()
 				}
 				mu.Unlock()
+				if tid%2 == 0 {
+					tr.Recycle(p)
+				}
 			}
 		}()
 	}
@@ -230,6 +246,11 @@ func TestRecvFromManyGoroutines(t *testing.T) {
 	for tid, n := range seen {
 		if n != 1 {
 			t.Errorf("TID %d received %d times", tid, n)
+		}
+	}
+	for tid, p := range kept {
+		if got, err := checkReply(p); err != nil || got != tid {
+			t.Errorf("kept packet of TID %d: now TID %d, %v", tid, got, err)
 		}
 	}
 	// The last datagrams may be being counted still.

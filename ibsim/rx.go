@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 
 	"github.com/rdmakit/rdmakit/mad"
 )
@@ -14,7 +15,9 @@ import (
 // The receive path. The reader takes every datagram queued on the data
 // socket in one recvmmsg(2) call, straight into the memory of the
 // Packets it becomes, and hands them to Recv as one batch: per batch, not
-// per MAD, one system call, one allocation at most and one channel send.
+// per MAD, one system call and one channel send. The memory of a packet
+// that a client hands back (Recycle) holds a later datagram; new memory
+// comes in slabs.
 const (
 	// rxLimit is how many received packets wait for Recv. Beyond that
 	// they are dropped: blocking would stop us reading the socket, and
@@ -23,15 +26,16 @@ const (
 	rxLimit = 4096
 	// rxBatch bounds the datagrams read in one system call.
 	rxBatch = 64
-	// rxSlab is how many datagrams share one allocation, and rxRefill how
-	// few free slots make the reader start a new slab rather than read a
-	// short batch.
-	rxSlab   = 64
-	rxRefill = 8
+	// rxSlab is how many datagrams share one allocation when no recycled
+	// ones are left, and rxRing how many batches' worth of room the
+	// reader takes at once for the lists of the packets it hands over.
+	rxSlab = 64
+	rxRing = 16 * rxBatch
 )
 
 // rxSlot is one received datagram and the Packet made of it; the Packet's
-// MAD points into raw.
+// MAD points into raw. The Packet comes first: Recycle finds its slot
+// from it.
 type rxSlot struct {
 	pkt mad.Packet
 	// One byte past a request: a longer datagram shows as such and is
@@ -43,21 +47,26 @@ type rxSlot struct {
 // belongs to Recv once sent on rx; Recv pops packets from the batches it
 // holds under heldMu, so that any number of goroutines may call it.
 type rxQueue struct {
-	rx     chan []rxSlot
+	rx     chan []*rxSlot
 	queued atomic.Int64 // packets in rx and held, not yet returned by Recv
 	heldMu sync.Mutex
-	held   [][]rxSlot // batches taken from rx, oldest first, none empty
+	held   [][]*rxSlot // batches taken from rx, oldest first, none empty
+
+	// Slots handed back by Recycle, for the reader, and new ones not
+	// yet used.
+	free sync.Pool
+	slab []rxSlot
 }
 
 func newRxQueue() rxQueue {
 	// Every batch holds at least one packet, so rx never fills before
 	// rxLimit packets do.
-	return rxQueue{rx: make(chan []rxSlot, rxLimit)}
+	return rxQueue{rx: make(chan []*rxSlot, rxLimit)}
 }
 
 // push hands a batch to Recv and returns how many of its packets fitted;
 // the rest are dropped.
-func (q *rxQueue) push(b []rxSlot) int {
+func (q *rxQueue) push(b []*rxSlot) int {
 	room := rxLimit - int(q.queued.Load()) // only push adds: room only grows meanwhile
 	if room <= 0 {
 		return 0
@@ -75,7 +84,7 @@ func (q *rxQueue) push(b []rxSlot) int {
 
 // pop returns the oldest packet of the held batches, after adding b (nil
 // for none) to them.
-func (q *rxQueue) pop(b []rxSlot) *mad.Packet {
+func (q *rxQueue) pop(b []*rxSlot) *mad.Packet {
 	q.heldMu.Lock()
 	if len(b) > 0 {
 		q.held = append(q.held, b)
@@ -86,11 +95,12 @@ func (q *rxQueue) pop(b []rxSlot) *mad.Packet {
 	}
 	first := q.held[0]
 	p := &first[0].pkt
+	first[0] = nil // the slot is Recv's caller's
 	if len(first) > 1 {
 		q.held[0] = first[1:]
 	} else {
 		n := copy(q.held, q.held[1:])
-		q.held[n] = nil // let the slab go when its packets have
+		q.held[n] = nil
 		q.held = q.held[:n]
 	}
 	q.heldMu.Unlock()
@@ -129,22 +139,58 @@ func (t *Transport) Recv(ctx context.Context) (*mad.Packet, error) {
 	}
 }
 
+// freeSlot returns memory for a datagram: a recycled slot, or a new one.
+func (q *rxQueue) freeSlot() *rxSlot {
+	if s, ok := q.free.Get().(*rxSlot); ok {
+		return s
+	}
+	if len(q.slab) == 0 {
+		q.slab = make([]rxSlot, rxSlab)
+	}
+	s := &q.slab[0]
+	q.slab = q.slab[1:]
+	return s
+}
+
+// Recycle takes back a packet that Recv returned and that its caller, and
+// whoever it gave the packet to, no longer use: its memory holds a later
+// datagram. A packet that did not come from Recv is left alone.
+func (t *Transport) Recycle(p *mad.Packet) {
+	if p == nil || len(p.MAD) == 0 {
+		return
+	}
+	// The slot's raw bytes follow its Packet; the MAD lies in them.
+	base := uintptr(unsafe.Pointer(p)) + unsafe.Offsetof(rxSlot{}.raw)
+	if off := uintptr(unsafe.Pointer(unsafe.SliceData(p.MAD))) - base; off >= requestSize {
+		return
+	}
+	s := (*rxSlot)(unsafe.Pointer(p))
+	s.pkt = mad.Packet{}
+	t.free.Put(s)
+}
+
 // reader moves datagrams from the data socket to the receive queue until
 // the socket is closed.
 func (t *Transport) reader() {
 	defer close(t.readerExit)
 	bufs := make([][]byte, rxBatch)
 	sizes := make([]int, rxBatch)
-	var slab []rxSlot // free slots; those before it are Recv's
+	// Room for the slots of the batches to come; those before it are
+	// Recv's. A slot in it is the reader's, to fill.
+	var ring []*rxSlot
 	for {
-		if len(slab) < rxRefill {
-			slab = make([]rxSlot, rxSlab)
+		if len(ring) < rxBatch {
+			fresh := make([]*rxSlot, rxRing)
+			copy(fresh, ring) // slots read into but not handed over
+			ring = fresh
 		}
-		n := min(len(slab), rxBatch)
-		for i := range n {
-			bufs[i] = slab[i].raw[:]
+		for i := range rxBatch {
+			if ring[i] == nil {
+				ring[i] = t.freeSlot()
+			}
+			bufs[i] = ring[i].raw[:]
 		}
-		n, err := t.batch.Read(bufs[:n], sizes)
+		n, err := t.batch.Read(bufs, sizes)
 		if err != nil {
 			if errors.Is(err, syscall.ECONNREFUSED) {
 				continue // an ICMP error for an earlier UDP send
@@ -152,28 +198,24 @@ func (t *Transport) reader() {
 			t.readErr = err
 			return
 		}
-		kept := t.decodeBatch(slab[:n], sizes)
+		kept := t.decodeBatch(ring[:n], sizes)
 		if kept == 0 {
 			continue
 		}
-		sent := t.push(slab[:kept])
+		sent := t.push(ring[:kept:kept])
 		if sent < kept {
 			t.overflow.Add(uint64(kept - sent))
 		}
-		slab = slab[sent:]
+		ring = ring[sent:]
 	}
 }
 
 // decodeBatch turns the datagrams in slots (sizes[i] bytes each) into
 // Packets, moves those an agent wants to the front and returns how many
 // there are; the others are counted and forgotten.
-func (t *Transport) decodeBatch(slots []rxSlot, sizes []int) int {
+func (t *Transport) decodeBatch(slots []*rxSlot, sizes []int) int {
 	kept := 0
-	for i := range slots {
-		s := &slots[kept]
-		if i != kept {
-			s.raw = slots[i].raw
-		}
+	for i, s := range slots {
 		r, err := unmarshalRequest(s.raw[:sizes[i]])
 		if err != nil {
 			t.malformed.Add(1)
@@ -183,6 +225,7 @@ func (t *Transport) decodeBatch(slots []rxSlot, sizes []int) int {
 			t.unwanted.Add(1)
 			continue
 		}
+		slots[i], slots[kept] = slots[kept], s
 		kept++
 	}
 	return kept

@@ -26,11 +26,11 @@ import (
 // RMPP classes (the SA's tables) are run by Do on a goroutine of their
 // own, as their transfers need one.
 //
-// The Reply that done gets, and the request MAD in it, are the client's
-// again once done returns without an error: done copies what it keeps
-// of them. (The reply MAD itself, and a Reply that comes with an error,
-// stay done's.) Each RPC of a sweep would otherwise leave its call
-// behind for the collector; reused, they cost no allocation at all.
+// The Reply that done gets, with the request and reply MADs in it, is
+// the client's again once done returns without an error: done copies
+// what it keeps of it. (A Reply that comes with an error stays done's.)
+// Each RPC of a sweep would otherwise leave its call and its reply behind
+// for the collector; reused, they cost no allocation at all.
 func (c *Client) Start(ctx context.Context, req Request, done func(*Reply, error)) {
 	// One block holds the call, its exchange, MAD, packet and reply.
 	a := asyncPool.Get().(*asyncCall)
@@ -240,8 +240,11 @@ func (c *Client) asyncReply(a *asyncCall, try int, p *Packet) {
 	busy, err := x.settle(rep, x.request, try, a.start)
 	if !busy {
 		if c.finishAsync(a, rep, err) && err == nil && c.trace == nil {
-			// A trace may have kept the request.
+			// (A trace may have kept the MADs.)
 			c.release(a)
+			if c.recycler != nil {
+				c.recycler.Recycle(p)
+			}
 		}
 		return
 	}

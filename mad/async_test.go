@@ -28,7 +28,7 @@ func startWait(t *testing.T, c *mad.Client, ctx context.Context, req mad.Request
 		if rep != nil && err == nil {
 			// The reply is the client's once done returns.
 			r := *rep
-			r.Request = slices.Clone(rep.Request)
+			r.Request, r.MAD = slices.Clone(rep.Request), slices.Clone(rep.MAD)
 			rep = &r
 		}
 		ch <- result{rep, err}

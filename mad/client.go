@@ -70,6 +70,7 @@ func WithBusyBackoff(d time.Duration) Option {
 // reply to the caller whose TID it carries.
 type Client struct {
 	t           Transport
+	recycler    Recycler // t, when it is one
 	timeout     time.Duration
 	tries       int
 	busyBackoff time.Duration
@@ -128,6 +129,7 @@ func NewClient(t Transport, opts ...Option) *Client {
 		servers:     map[uint8]*server{},
 		watch:       map[context.Context]*ctxWatch{},
 	}
+	c.recycler, _ = t.(Recycler)
 	for _, o := range opts {
 		o(c)
 	}

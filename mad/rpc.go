@@ -183,8 +183,8 @@ func attrReply(t Target, rpc string, attr iba.Attribute, rep *Reply) error {
 		}
 	}
 	if err := unmarshalAttr(attr, reply); err != nil {
-		// Through Start the request is the client's once done returns.
-		return &ReplyError{RPC: rpc, Target: t.String(), Err: err, Request: bytes.Clone(rep.Request), Reply: rep.MAD}
+		// Through Start the MADs are the client's once done returns.
+		return &ReplyError{RPC: rpc, Target: t.String(), Err: err, Request: bytes.Clone(rep.Request), Reply: bytes.Clone(rep.MAD)}
 	}
 	return nil
 }

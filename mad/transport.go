@@ -112,3 +112,11 @@ type Transport interface {
 	KernelRMPP() bool
 	Close() error
 }
+
+// Recycler is a Transport that reuses the memory of the packets Recv
+// returns: a client hands back through Recycle each one that it, and
+// whoever it gave the packet to, are done with. Recycling saves a sweep an
+// allocation per MAD; a client need not hand back every packet.
+type Recycler interface {
+	Recycle(p *Packet)
+}
