@@ -1115,7 +1115,7 @@ func (q *qeRun) clearPort(n *qeNode, lid uint16, port int) {
 func (q *qeRun) render(nodes []*qeNode, r *discoverResult) error {
 	var b strings.Builder
 	var sum QESummary
-	doc := &QueryErrorsResult{Nodes: []QENode{}, Thresholds: q.thr.val, Suppressed: append([]string{}, q.f.suppressed...), Unreachable: []FailureJSON{}, Resets: q.resets}
+	doc := &QueryErrorsResult{Nodes: make([]QENode, 0, len(nodes)), Thresholds: q.thr.val, Suppressed: append([]string{}, q.f.suppressed...), Unreachable: []FailureJSON{}, Resets: q.resets}
 	for _, n := range nodes {
 		for _, w := range n.warnings {
 			fmt.Fprintf(q.e.Stderr, "ibqueryerrors: warning: %s\n", w)
