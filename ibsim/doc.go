@@ -38,7 +38,8 @@
 // its datagram at once on the non-blocking socket and waits under
 // SendTimeout and its context only when the simulator's queue is full; the
 // reader takes every queued datagram in one recvmmsg(2) (package
-// internal/mmsg) into the Packets it hands to Recv, a batch at a time.
+// internal/mmsg) into the Packets it hands to Recv, a batch at a time;
+// a Packet handed back through Recycle (mad.Recycler) holds a later one.
 //
 // The tests run against the real ibsim 0.10 of Debian bookworm (package
 // internal/testbed), next to the C tools on the same fabric.

@@ -9,5 +9,6 @@
 //
 // Do waits for its RPC; Start is called back instead, holding no goroutine
 // while the MAD is out (sweeps with hundreds in flight use it through
-// sched.SubmitAsync).
+// sched.SubmitAsync), and reuses the memory of an RPC that succeeded once
+// its callback returns.
 package mad
