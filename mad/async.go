@@ -178,10 +178,10 @@ func (c *Client) finishAsync(a *asyncCall, rep *Reply, err error) bool {
 	return ok
 }
 
-// ownLocked makes the caller the owner of a's next step, if a is pending
-// and nobody owns it.
+// ownLocked makes the caller the owner of the next step of a, which is
+// pending, if nobody owns it.
 func (c *Client) ownLocked(a *asyncCall) bool {
-	if c.pending[a.x.key()] != &a.call || a.idle {
+	if a.idle {
 		return false
 	}
 	a.idle = true

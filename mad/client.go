@@ -85,6 +85,11 @@ type Client struct {
 	rdErr  error         // why the reader stopped; read after dead
 	wg     sync.WaitGroup
 
+	// lastAgent holds, per class, the agent last asked for: every
+	// request looks its agent up, and nearly all find it here without
+	// taking mu.
+	lastAgent [256]atomic.Pointer[agentEntry]
+
 	mu      sync.Mutex
 	agents  map[agentKey]int
 	pending map[matchKey]*call
@@ -100,12 +105,18 @@ type agentKey struct {
 	oui            uint32
 }
 
-// matchKey matches a reply to its request: the class and the low 32 bits of
-// the TID (IBA C13-19.1.1; transports may rewrite the upper bits).
-type matchKey struct {
-	class uint8
-	tid   uint32
+// agentEntry is an agent the client has registered.
+type agentEntry struct {
+	k  agentKey
+	id int
 }
+
+// matchKey matches a reply to its request: the class and the low 32 bits of
+// the TID (IBA C13-19.1.1; transports may rewrite the upper bits), in one
+// word (a map hashes it faster than a struct).
+type matchKey uint64
+
+func makeMatchKey(class uint8, tid uint32) matchKey { return matchKey(class)<<32 | matchKey(tid) }
 
 // sessionKey names an outgoing RMPP transfer; the peer's LID tells apart
 // two requesters that chose the same TID.
@@ -171,9 +182,13 @@ func (c *Client) nextTID() uint64 {
 // agent registers (once) the agent for a class.
 func (c *Client) agent(class, version uint8, server bool, methods []uint8, oui uint32) (int, error) {
 	k := agentKey{class, version, server, oui}
+	if e := c.lastAgent[class].Load(); e != nil && e.k == k {
+		return e.id, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if id, ok := c.agents[k]; ok {
+		c.lastAgent[class].Store(&agentEntry{k, id})
 		return id, nil
 	}
 	spec := AgentSpec{Class: class, ClassVersion: version, Methods: methods, OUI: oui}
@@ -185,6 +200,7 @@ func (c *Client) agent(class, version uint8, server bool, methods []uint8, oui u
 		return 0, fmt.Errorf("registering an agent for class 0x%02x version %d: %w", class, version, err)
 	}
 	c.agents[k] = id
+	c.lastAgent[class].Store(&agentEntry{k, id})
 	return id, nil
 }
 
@@ -252,7 +268,7 @@ func (c *Client) dispatch(p *Packet) {
 		c.emit(TraceEvent{Kind: TraceUnexpected, MAD: p.MAD, Addr: p.Addr, Err: errors.New("shorter than a MAD header")})
 		return
 	}
-	mk := matchKey{h.class, uint32(h.tid)}
+	mk := makeMatchKey(h.class, uint32(h.tid))
 	if p.Err != nil {
 		// The transport gave up on a request we sent: MAD is that request.
 		w, a, try := c.replyTo(mk)
@@ -457,15 +473,19 @@ func (c *Client) prepare(ctx context.Context, req Request, x *exchange) error {
 		return fmt.Errorf("%s to %s: directed route class without a directed route", rpcName(class, req.Method), req.Target)
 	}
 	name := rpcName(class, req.Method)
-	aname := attrName(class, req.AttrID)
-	if !req.Unchecked {
-		lc := class
-		if lc == iba.ClassSubnMgtDirected {
-			lc = iba.ClassSubnMgt
-		}
-		if s, ok := iba.LookupAttr(lc, req.AttrID); ok && !s.Allows(name) {
-			return &IllegalRPCError{RPC: name, Attr: s.Name, Allowed: s.Methods}
-		}
+	lc := class
+	if lc == iba.ClassSubnMgtDirected {
+		lc = iba.ClassSubnMgt
+	}
+	s, known := iba.LookupAttr(lc, req.AttrID)
+	if !req.Unchecked && known && !s.Allows(name) {
+		return &IllegalRPCError{RPC: name, Attr: s.Name, Allowed: s.Methods}
+	}
+	var aname string
+	if known {
+		aname = s.Name
+	} else {
+		aname = attrName(class, req.AttrID)
 	}
 	ci := classOf(class)
 	version := req.Version
@@ -612,7 +632,7 @@ func (x *exchange) tname() string {
 	return s
 }
 
-func (x *exchange) key() matchKey { return matchKey{uint8(x.class), uint32(x.tid)} }
+func (x *exchange) key() matchKey { return makeMatchKey(uint8(x.class), uint32(x.tid)) }
 
 func (x *exchange) run() (*Reply, error) {
 	c := x.c

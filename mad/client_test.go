@@ -398,3 +398,53 @@ func TestUnexpectedMADsAreTraced(t *testing.T) {
 		t.Errorf("%d unexpected MADs traced, want 1", unexpected.Load())
 	}
 }
+
+// Requests of one class that need different agents (two vendor OUIs, two
+// class versions) each go out through their own, registered once, however
+// they alternate.
+func TestAgentPerClassVersionAndOUI(t *testing.T) {
+	type sent struct {
+		agent          int
+		class, version uint8
+		oui            uint32
+	}
+	var mu sync.Mutex
+	var log []sent
+	tr := madtest.New(func(req *mad.Packet) []*mad.Packet {
+		m := req.MAD
+		mu.Lock()
+		log = append(log, sent{req.Agent, m[1], m[2], uint32(m[37])<<16 | uint32(m[38])<<8 | uint32(m[39])})
+		mu.Unlock()
+		return []*mad.Packet{madtest.Reply(req, 0, nil)}
+	})
+	c := newClient(t, tr)
+	reqs := []mad.Request{
+		{Class: 0x30, Method: iba.MethodGet, AttrID: 0x10, OUI: 0x0002c9, Unchecked: true},
+		{Class: 0x30, Method: iba.MethodGet, AttrID: 0x10, OUI: 0x00066a, Unchecked: true},
+		{Class: iba.ClassPerfMgt, Method: iba.MethodGet, AttrID: iba.AttrIDClassPortInfo},
+		{Class: iba.ClassPerfMgt, Version: 2, Method: iba.MethodGet, AttrID: iba.AttrIDClassPortInfo, Unchecked: true},
+	}
+	for i, k := range []int{0, 1, 0, 2, 3, 2, 1, 1, 3, 0, 2, 3} {
+		req := reqs[k]
+		req.Target = lid(1)
+		if _, err := c.Do(testCtx(t), req); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	agents := tr.Agents()
+	if len(agents) != len(reqs) {
+		t.Fatalf("%d agents registered, want %d: %+v", len(agents), len(reqs), agents)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, s := range log {
+		a := agents[s.agent]
+		want := sent{s.agent, a.Class, a.ClassVersion, 0}
+		if s.class >= 0x30 && s.class <= 0x4f {
+			want.oui = a.OUI
+		}
+		if s != want {
+			t.Errorf("request %d: class %#x version %d OUI %#x went out through agent %d %+v", i, s.class, s.version, s.oui, s.agent, a)
+		}
+	}
+}
