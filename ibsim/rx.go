@@ -154,7 +154,9 @@ func (q *rxQueue) freeSlot() *rxSlot {
 
 // Recycle takes back a packet that Recv returned and that its caller, and
 // whoever it gave the packet to, no longer use: its memory holds a later
-// datagram. A packet that did not come from Recv is left alone.
+// datagram. A packet whose MAD does not lie where a received one's does,
+// right after the Packet (one that did not come from Recv), is left
+// alone.
 func (t *Transport) Recycle(p *mad.Packet) {
 	if p == nil || len(p.MAD) == 0 {
 		return

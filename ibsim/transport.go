@@ -503,7 +503,7 @@ func (t *Transport) Send(ctx context.Context, p *mad.Packet) error {
 	if class == classSubnDR {
 		r.dlid, r.slid = 0xffff, 0xffff
 	}
-	if method&methodResp == 0 && p.Timeout > 0 {
+	if method&methodResp == 0 && p.Timeout > 0 && t.replyStrays(p.MAD, p.Agent) {
 		t.remember(class, binary.BigEndian.Uint64(p.MAD[madTIDOffset:]), p.Agent, p.Timeout)
 	}
 
@@ -596,6 +596,17 @@ func (t *Transport) writeWait(ctx context.Context, buf []byte) error {
 	return err
 }
 
+// replyStrays reports whether a reply to request m, which agent sends,
+// would go to another agent unless remembered: it goes to the first one
+// registered for its class, version and OUI (agentFor) otherwise. Agents
+// are never removed, so the first stays first. A client with one agent
+// per class has nothing to remember.
+func (t *Transport) replyStrays(m []byte, agent int) bool {
+	first, ok := t.agentFor(m, false)
+	return !ok || first != agent
+}
+
+// remember notes that agent sent request tid of class, for its reply.
 func (t *Transport) remember(class uint8, tid uint64, agent int, timeout time.Duration) {
 	now := time.Now()
 	t.pendMu.Lock()

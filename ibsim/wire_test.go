@@ -111,7 +111,11 @@ func TestDeliver(t *testing.T) {
 	}
 
 	// A reply goes to the agent that sent the request, matched on
-	// TID[31:0] (the simulator rewrote the top bits).
+	// TID[31:0] (the simulator rewrote the top bits). Only a request of
+	// an agent other than the first of its class needs remembering.
+	if req := packet(0x81, 0x01, 1, 0).mad; tr.replyStrays(req, smp) || !tr.replyStrays(req, second81) {
+		t.Errorf("replies stray: of the first agent %v, of the second %v", tr.replyStrays(req, smp), tr.replyStrays(req, second81))
+	}
 	tr.remember(0x81, 0x00ff_0000_1111_2222, second81, 1e9)
 	if p := deliverOne(tr, packet(0x81, 0x81, 0x0003_0000_1111_2222, 0)); p == nil || p.Agent != second81 || p.Err != nil {
 		t.Errorf("reply to second81: %+v", p)
