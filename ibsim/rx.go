@@ -27,10 +27,10 @@ const (
 	// rxBatch bounds the datagrams read in one system call.
 	rxBatch = 64
 	// rxSlab is how many datagrams share one allocation when no recycled
-	// ones are left, and rxRing how many batches' worth of room the
+	// ones are left, and rxRoom how many batches' worth of room the
 	// reader takes at once for the lists of the packets it hands over.
 	rxSlab = 64
-	rxRing = 16 * rxBatch
+	rxRoom = 16 * rxBatch
 )
 
 // rxSlot is one received datagram and the Packet made of it; the Packet's
@@ -179,18 +179,18 @@ func (t *Transport) reader() {
 	sizes := make([]int, rxBatch)
 	// Room for the slots of the batches to come; those before it are
 	// Recv's. A slot in it is the reader's, to fill.
-	var ring []*rxSlot
+	var room []*rxSlot
 	for {
-		if len(ring) < rxBatch {
-			fresh := make([]*rxSlot, rxRing)
-			copy(fresh, ring) // slots read into but not handed over
-			ring = fresh
+		if len(room) < rxBatch {
+			fresh := make([]*rxSlot, rxRoom)
+			copy(fresh, room) // slots read into but not handed over
+			room = fresh
 		}
 		for i := range rxBatch {
-			if ring[i] == nil {
-				ring[i] = t.freeSlot()
+			if room[i] == nil {
+				room[i] = t.freeSlot()
 			}
-			bufs[i] = ring[i].raw[:]
+			bufs[i] = room[i].raw[:]
 		}
 		n, err := t.batch.Read(bufs, sizes)
 		if err != nil {
@@ -200,15 +200,15 @@ func (t *Transport) reader() {
 			t.readErr = err
 			return
 		}
-		kept := t.decodeBatch(ring[:n], sizes)
+		kept := t.decodeBatch(room[:n], sizes)
 		if kept == 0 {
 			continue
 		}
-		sent := t.push(ring[:kept:kept])
+		sent := t.push(room[:kept:kept])
 		if sent < kept {
 			t.overflow.Add(uint64(kept - sent))
 		}
-		ring = ring[sent:]
+		room = room[sent:]
 	}
 }
 

@@ -430,14 +430,17 @@ func rpcName(class iba.Class, m iba.Method) string {
 	return fmt.Sprintf("%s(0x%02x)/class 0x%02x", m, uint8(m), uint8(class))
 }
 
-func attrName(class iba.Class, id uint16) string {
+// lookupAttr finds attribute id of a class in the iba registry (the
+// directed route class shares SubnMgt's attributes) and names it: by its
+// number when the registry does not know it (s is then nil).
+func lookupAttr(class iba.Class, id uint16) (s *iba.Struct, name string) {
 	if class == iba.ClassSubnMgtDirected {
 		class = iba.ClassSubnMgt
 	}
 	if s, ok := iba.LookupAttr(class, id); ok {
-		return s.Name
+		return s, s.Name
 	}
-	return fmt.Sprintf("attribute 0x%04x", id)
+	return nil, fmt.Sprintf("attribute 0x%04x", id)
 }
 
 // Do performs one RPC: it builds the request, sends it, waits for the
@@ -473,19 +476,9 @@ func (c *Client) prepare(ctx context.Context, req Request, x *exchange) error {
 		return fmt.Errorf("%s to %s: directed route class without a directed route", rpcName(class, req.Method), req.Target)
 	}
 	name := rpcName(class, req.Method)
-	lc := class
-	if lc == iba.ClassSubnMgtDirected {
-		lc = iba.ClassSubnMgt
-	}
-	s, known := iba.LookupAttr(lc, req.AttrID)
-	if !req.Unchecked && known && !s.Allows(name) {
+	s, aname := lookupAttr(class, req.AttrID)
+	if !req.Unchecked && s != nil && !s.Allows(name) {
 		return &IllegalRPCError{RPC: name, Attr: s.Name, Allowed: s.Methods}
-	}
-	var aname string
-	if known {
-		aname = s.Name
-	} else {
-		aname = attrName(class, req.AttrID)
 	}
 	ci := classOf(class)
 	version := req.Version
