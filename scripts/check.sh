@@ -4,6 +4,7 @@
 # generated code unchanged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 echo "== gofmt"
 bad=$(gofmt -l $(git ls-files '*.go') 2>/dev/null || true)
 if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
@@ -13,7 +14,17 @@ go vet -tags vmguest ./...
 echo "== staticcheck"
 go tool staticcheck ./...
 echo "== go generate leaves the tree unchanged"
+# The state of every file that differs from the last commit, before and
+# after: a working tree with changes of its own still gets a true answer.
+tree_state() {
+	git status --porcelain=v1 -uall -- .
+	git ls-files -z -m -o --exclude-standard -- . | xargs -0 -r sha256sum
+}
+before=$(tree_state)
 go generate ./...
-if [ -n "$(git status --porcelain -- .)" ]; then
-	echo "go generate changed committed files:"; git status --short -- .; exit 1
+after=$(tree_state)
+if [ "$before" != "$after" ]; then
+	echo "go generate changed files:"
+	diff <(echo "$before") <(echo "$after") || true
+	exit 1
 fi

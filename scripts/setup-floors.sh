@@ -6,6 +6,7 @@
 # Each floor has one script in scripts/floors/, run in name order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 mkdir -p .cache
 for f in scripts/floors/*.sh; do
 	[ -e "$f" ] || continue

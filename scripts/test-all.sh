@@ -4,6 +4,7 @@
 # runs every test. CI (.ci/run) runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 scripts/setup-floors.sh
 scripts/check.sh
 echo "== go test"

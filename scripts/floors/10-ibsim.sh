@@ -5,23 +5,11 @@
 # package lists are refreshed only then.
 set -euo pipefail
 
+. "$(dirname "$0")/../lib.sh"
+
 pkgs=(ibsim-utils libumad2sim0 opensm infiniband-diags)
-missing=()
-for p in "${pkgs[@]}"; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
-		missing+=("$p")
-	fi
-done
-if [ "${#missing[@]}" -eq 0 ]; then
+if [ -z "$(missing_packages "${pkgs[@]}")" ]; then
 	echo "ibsim floor: ${pkgs[*]} already installed"
 	exit 0
 fi
-
-sudo=()
-if [ "$(id -u)" -ne 0 ]; then
-	sudo=(sudo)
-fi
-echo "ibsim floor: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update
-"${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+apt_install "ibsim floor" "${pkgs[@]}"

@@ -13,6 +13,7 @@
 # remove .cache/vm/kernel/siw.failed; to start over, remove .cache/vm.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/lib.sh
 ROOT=$PWD
 C=.cache/vm
 mkdir -p "$C"
@@ -26,15 +27,7 @@ t0=$(date +%s)
 PKGS="qemu-system-x86 busybox-static kmod cpio xz-utils zstd iproute2 ibverbs-providers ibverbs-utils
       rdmacm-utils perftest libibverbs-dev gcc-12 make libelf1"
 # shellcheck disable=SC2086
-missing=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' $PKGS 2>/dev/null |
-	awk '$2=="installed" {ok[$1]=1} END {split(p, a, " "); for (i in a) if (!(a[i] in ok)) print a[i]}' p="$(echo $PKGS)")
-if [ -n "$missing" ]; then
-	echo "30-vm.sh: installing $(echo $missing)"
-	export DEBIAN_FRONTEND=noninteractive
-	timeout 300 apt-get update -q >/dev/null
-	# shellcheck disable=SC2086
-	timeout 600 apt-get install -y -q --no-install-recommends $missing >/dev/null
-fi
+apt_install 30-vm.sh $PKGS
 
 K=$C/kernel
 if [ ! -f "$K/kernel.env" ] || [ ! -f "$K/vmlinux" ]; then

@@ -9,6 +9,7 @@
 #
 # Usage: build-initramfs.sh <kernel dir from kernel.sh> <init script> <out.cpio>
 set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
 K=$(realpath "$1")
 INIT=$(realpath "$2")
 OUT=$(realpath -m "$3")

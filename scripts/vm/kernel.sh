@@ -6,6 +6,7 @@
 #
 # Usage: kernel.sh <dir>    -> <dir>/kroot, <dir>/vmlinux, <dir>/kernel.env
 set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
 D=$(realpath -m "$1")
 mkdir -p "$D"
 cd "$D"
@@ -13,11 +14,13 @@ cd "$D"
 # The kernel linux-image-amd64 points at, when it is a 6.1 one; otherwise the
 # newest linux-image-6.1.*-amd64 the archive offers. Resolved once and cached:
 # bookworm-security keeps only the newest ABI.
+# apt-cache and grep exit non-zero when they find nothing: an answer here,
+# checked below, so their status does not end the script.
 pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	awk '$1=="Depends:" && $2 ~ /^linux-image-6\.1\.[0-9]+-[0-9]+-amd64(-unsigned)?$/ {print $2; exit}')
+	awk '$1=="Depends:" && $2 ~ /^linux-image-6\.1\.[0-9]+-[0-9]+-amd64(-unsigned)?$/ {print $2; exit}' || true)
 if [ -z "$pkg" ]; then
-	pkg=$(apt-cache pkgnames linux-image-6.1. |
-		grep -E '^linux-image-6\.1\.[0-9]+-[0-9]+-amd64(-unsigned)?$' | sort -V | tail -n 1)
+	pkg=$( (apt-cache pkgnames linux-image-6.1. || true) |
+		(grep -E '^linux-image-6\.1\.[0-9]+-[0-9]+-amd64(-unsigned)?$' || true) | sort -V | tail -n 1)
 fi
 [ -n "$pkg" ] || { echo "kernel.sh: no linux-image-6.1.*-amd64 package known to apt (run apt-get update)" >&2; exit 1; }
 kv=${pkg#linux-image-}

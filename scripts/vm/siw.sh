@@ -7,6 +7,7 @@
 #
 # Usage: siw.sh <dir>   (needs <dir>/kernel.env)   -> <dir>/siw.ko
 set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
 D=$(realpath -m "$1")
 cd "$D"
 . ./kernel.env

@@ -1,0 +1,70 @@
+# Shared by the set-up scripts (sourced, never run). Two rules it serves:
+#
+#  - A command whose non-zero exit is an answer (dpkg-query for a package
+#    that is not installed, grep that finds nothing, apt-cache for an unknown
+#    package) is asked through a function here that turns the answer into
+#    output, so that `set -euo pipefail` never ends a script on an answer.
+#  - A step that fails says what failed: on_error prints the script, the
+#    line and the command before the script exits with that command's status.
+
+# on_error is the ERR trap of every set-up script.
+on_error() {
+	local rc=$? line=${BASH_LINENO[0]} cmd=$BASH_COMMAND
+	echo "${0##*/}: line $line: '$cmd' failed (exit $rc)" >&2
+	exit "$rc"
+}
+trap on_error ERR
+set -o errtrace
+
+# missing_packages PKG... prints, one per line, the packages of PKG that are
+# not installed. dpkg-query exits 1 when any is unknown to dpkg: that is the
+# answer, not a failure.
+missing_packages() {
+	local p st
+	for p in "$@"; do
+		st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) || st=
+		[ "$st" = installed ] || echo "$p"
+	done
+}
+
+# as_root CMD... runs CMD as root: directly when we are root, else by sudo
+# (and says so plainly when there is no sudo).
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null; then
+		sudo "$@"
+	else
+		echo "${0##*/}: '$*' needs root and there is no sudo; run the script as root" >&2
+		return 1
+	fi
+}
+
+# apt_install WHO PKG... installs the packages of PKG that are missing, with a
+# refresh of the package lists first (a fresh machine may have none). WHO
+# prefixes the messages. Quiet when all are installed; on failure apt's own
+# output is shown, not swallowed.
+apt_install() {
+	local who=$1 log
+	shift
+	local missing
+	missing=$(missing_packages "$@")
+	[ -n "$missing" ] || return 0
+	# shellcheck disable=SC2086
+	echo "$who: installing $(echo $missing)"
+	export DEBIAN_FRONTEND=noninteractive
+	log=$(mktemp)
+	if ! as_root timeout 300 apt-get update -q >"$log" 2>&1; then
+		cat "$log" >&2; rm -f "$log"
+		echo "$who: apt-get update failed" >&2
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	if ! as_root timeout 900 apt-get install -y -q --no-install-recommends $missing >"$log" 2>&1; then
+		cat "$log" >&2; rm -f "$log"
+		# shellcheck disable=SC2086
+		echo "$who: apt-get install $(echo $missing) failed" >&2
+		return 1
+	fi
+	rm -f "$log"
+}
