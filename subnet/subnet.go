@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/namemap"
 )
 
 // AttrSize is the size of an SMP's data field (IBA 14.2.1.1): every
@@ -129,30 +130,7 @@ func (n *Node) NodeInfo() iba.NodeInfo {
 // Description is the NodeDescription as infiniband-diags shows it: up to
 // the first NUL, every byte that is not printable ASCII made a space
 // (util/node_name_map.c: clean_nodedesc).
-func (n *Node) Description() string { return cleanDesc(n.Desc[:]) }
-
-func cleanDesc(b []byte) string {
-	end := len(b)
-	for i, c := range b {
-		if c == 0 {
-			end = i
-			break
-		}
-	}
-	out := []byte(nil)
-	for i, c := range b[:end] {
-		if c < 0x20 || c > 0x7e {
-			if out == nil {
-				out = append([]byte(nil), b[:end]...)
-			}
-			out[i] = ' '
-		}
-	}
-	if out == nil {
-		return string(b[:end])
-	}
-	return string(out)
-}
+func (n *Node) Description() string { return namemap.Clean(n.Desc[:]) }
 
 // Port returns port num, nil if unknown or out of range.
 func (n *Node) Port(num int) *Port {
