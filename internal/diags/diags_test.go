@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rdmakit/rdmakit/fabric"
+	"github.com/rdmakit/rdmakit/ibpath"
+	"github.com/rdmakit/rdmakit/mad"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -51,4 +55,9 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// testSession is a session on a MAD client a test made itself.
+func testSession(e *Env, mc *mad.Client, lp mad.LocalPort) *session {
+	return e.sessionOn(&fabric.Fabric{MAD: mc, Local: lp, Resolver: &ibpath.Resolver{MAD: mc}})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/namemap"
 	"github.com/rdmakit/rdmakit/sa"
 	"github.com/rdmakit/rdmakit/subnet"
 )
@@ -84,7 +85,7 @@ func runDumpFTs(e *Env, f *dumpFTsFlags, args []string) ([]*ForwardingTable, err
 		return nil, err
 	}
 	start, end := ftRange(args)
-	names, err := loadNodeNameMap(e.Stderr, f.nodeNameMap)
+	names, err := loadNames(f.nodeNameMap)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ func runDumpFTs(e *Env, f *dumpFTsFlags, args []string) ([]*ForwardingTable, err
 // dumpSwitchTable reads one switch's table along the directed route
 // discovery found it by; destinations come from the discovered subnet.
 func dumpSwitchTable(ctx context.Context, s *session, sn *subnet.Subnet, n *subnet.Node, f *dumpFTsFlags, mkey uint64,
-	names map[iba.GUID]string, start, end uint32, verbose bool) *ForwardingTable {
+	names *namemap.Map, start, end uint32, verbose bool) *ForwardingTable {
 	dr := ibpath.NewDR(append([]byte{0}, n.Path...)...)
 	setMKey(dr, mkey)
 	var si iba.SwitchInfo
@@ -138,7 +139,7 @@ func dumpSwitchTable(ctx context.Context, s *session, sn *subnet.Subnet, n *subn
 	// libibnetdisc's path_portid: a directed route with DrSLID and DrDLID
 	// 0, which portid2str prints as such.
 	target := fmt.Sprintf("DR path slid 0; dlid 0; %s", n.Path)
-	name := remapNodeName(names, n.GUID, n.Desc[:])
+	name := names.NameBytes(n.GUID, n.Desc[:])
 	o := ftOptions{all: f.all, brief: f.brief, verbose: verbose, names: names,
 		failure: func(kind string, status int, am uint32) string {
 			return fmt.Sprintf("SubnGet(%s) failed on switch '%s' %s Node GUID 0x%x SMA LID %d; MAD status 0x%x AM 0x%x",

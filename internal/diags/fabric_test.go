@@ -1,54 +1,33 @@
 package diags
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"testing"
 
-	"github.com/rdmakit/rdmakit/ibsim"
+	"github.com/rdmakit/rdmakit/fabric"
 )
 
-func TestOpenTransportErrors(t *testing.T) {
+// A fabric string or option the user got wrong is a usage error (exit 2);
+// a machine without devices is not, and its message suggests the simulator.
+func TestFabricErrors(t *testing.T) {
 	empty := t.TempDir()
+	t.Setenv(fabric.SysfsEnv, empty)
+	t.Setenv(fabric.EnvVar, "")
 	for _, tc := range []struct {
-		name, fabric, env, sysfs string
-		usage                    bool
-		msg                      string
+		args []string
+		code int
+		msg  string
 	}{
-		{name: "no devices", fabric: "", sysfs: empty, msg: "--fabric"},
-		{name: "no devices from env", env: "umad", sysfs: empty, msg: "no RDMA device"},
-		{name: "umad with argument", fabric: "umad:mlx5_0", usage: true, msg: "takes no argument"},
-		{name: "unknown kind", fabric: "carrier-pigeon", usage: true, msg: "want umad, ibsim"},
-		{name: "sim without topology", fabric: "sim:", usage: true, msg: "needs a topology"},
-		{name: "sim bad generator", fabric: "sim:fattree:k=banana", msg: "not a number"},
-		{name: "sim missing file", fabric: "sim:/no/such/file.topo", msg: "no such file"},
+		{[]string{"--fabric", "carrier-pigeon", "smpquery", "nodeinfo", "1"}, 2, "want umad"},
+		{[]string{"--fabric", "sim:", "smpquery", "nodeinfo", "1"}, 2, "needs a topology"},
+		{[]string{"--fabric", "ibsim:x", "-C", "mlx5_0", "smpquery", "nodeinfo", "1"}, 2, "ibsim:NODE"},
+		{[]string{"smpquery", "nodeinfo", "1"}, 1, "--fabric sim:"},
+		{[]string{"--fabric", "sim:/no/such/file.topo", "smpquery", "nodeinfo", "1"}, 1, "no such file"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv(FabricEnv, tc.env)
-			t.Setenv(SysfsEnv, tc.sysfs)
-			e := &Env{Ctx: context.Background(), Fabric: tc.fabric}
-			tr, err := e.openTransport()
-			if err == nil {
-				tr.Close()
-				t.Fatal("opened a transport")
-			}
-			var ue *UsageError
-			if errors.As(err, &ue) != tc.usage || !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("error %q (usage %v), want one containing %q (usage %v)", err, errors.As(err, &ue), tc.msg, tc.usage)
-			}
-		})
-	}
-}
-
-// With ibsim named but no simulator running, the error says so at once.
-func TestOpenTransportIBSimNotRunning(t *testing.T) {
-	t.Setenv("IBSIM_SOCKNAME", "rdmakit-test-nobody-"+t.Name())
-	t.Setenv("IBSIM_SERVER_NAME", "")
-	e := &Env{Ctx: context.Background(), Fabric: "ibsim:Hca1"}
-	_, err := e.openTransport()
-	if !errors.Is(err, ibsim.ErrNotRunning) {
-		t.Errorf("error %v, want one matching ibsim.ErrNotRunning", err)
+		_, errs, code := run(t, "", append([]string{"ibtool"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(errs, tc.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.msg)
+		}
 	}
 }
 

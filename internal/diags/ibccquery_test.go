@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/rdmakit/rdmakit/iba"
-	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/mad/madtest"
 )
@@ -179,7 +178,7 @@ func runFake(t *testing.T, respond func(*mad.Packet) []*mad.Packet, mk func(*Env
 		if err != nil {
 			return nil, err
 		}
-		return &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}, nil
+		return testSession(e, mc, lp), nil
 	}
 	c := mk(e, open)
 	c.SetArgs(args)

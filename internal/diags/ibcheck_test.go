@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/iba"
-	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/mad/madtest"
 	"github.com/rdmakit/rdmakit/sim"
@@ -116,7 +115,7 @@ func runOnFabric(t *testing.T, f *sim.Fabric, mk func(*Env, func() (*session, er
 			mc.Close()
 			return nil, err
 		}
-		return &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}, nil
+		return testSession(e, mc, lp), nil
 	}
 	c := mk(e, open)
 	c.SilenceErrors, c.SilenceUsage = true, true

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/namemap"
 	"github.com/rdmakit/rdmakit/subnet"
 )
 
@@ -284,7 +285,7 @@ Examples:
 }
 
 func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) error {
-	names, err := loadNodeNameMap(e.Stderr, "")
+	names, err := loadNames("")
 	if err != nil {
 		return err
 	}
@@ -306,7 +307,7 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 	sn := r.s
 	opt := subnet.TopologyOptions{Group: true}
 	if names != nil {
-		opt.NodeName = func(g iba.GUID, desc string) string { return remapNodeName(names, g, []byte(desc)) }
+		opt.NodeName = func(g iba.GUID, desc string) string { return names.NameBytes(g, []byte(desc)) }
 	}
 	var text bytes.Buffer
 	if err := sn.WriteTopology(&text, opt); err != nil {
@@ -424,10 +425,10 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 
 // fnuSwitchByName finds a switch by its name (node name map or node
 // description), when exactly one switch has it.
-func fnuSwitchByName(sn *subnet.Subnet, topo *fnuTopology, names map[iba.GUID]string, name string) *fnuSwitch {
+func fnuSwitchByName(sn *subnet.Subnet, topo *fnuTopology, names *namemap.Map, name string) *fnuSwitch {
 	var found *subnet.Node
 	for _, n := range sn.NodesOfType(iba.NodeTypeSwitch) {
-		if remapNodeName(names, n.GUID, n.Desc[:]) == name || n.Description() == name {
+		if names.NameBytes(n.GUID, n.Desc[:]) == name || n.Description() == name {
 			if found != nil {
 				return nil
 			}

@@ -3,11 +3,12 @@ package diags
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/rdmakit/rdmakit/iba"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rdmakit/rdmakit/iba"
 
 	"github.com/rdmakit/rdmakit/subnet"
 )

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibaprint"
+	"github.com/rdmakit/rdmakit/namemap"
 	"github.com/rdmakit/rdmakit/subnet"
 )
 
@@ -123,17 +124,6 @@ it); with -a every node of the partial scan is printed.`,
 	return c
 }
 
-// liNames gives a node's name as remap_node_name does: the node name map's,
-// or the cleaned description.
-type liNames map[iba.GUID]string
-
-func (m liNames) name(n *subnet.Node) string {
-	if s, ok := m[n.GUID]; ok {
-		return s
-	}
-	return n.Description()
-}
-
 func liParseDiffCheck(s string) (int, error) {
 	flags := 0
 	for _, k := range strings.Split(s, ",") {
@@ -175,7 +165,7 @@ func runIBLinkInfo(e *Env, cmd *cobra.Command, f *linkInfoFlags) error {
 	case f.casOnly:
 		onlyType = iba.NodeTypeCA
 	}
-	names, err := loadNodeNameMap(e.Stderr, f.nodeNameMap)
+	names, err := loadNames(f.nodeNameMap)
 	if err != nil {
 		return err
 	}
@@ -206,7 +196,7 @@ func runIBLinkInfo(e *Env, cmd *cobra.Command, f *linkInfoFlags) error {
 	e.warnFailures("iblinkinfo", r)
 	s := r.s
 
-	lw := &liWriter{names: liNames(names), line: f.line, additional: f.additional, down: f.down, filter: filter, json: e.JSON}
+	lw := &liWriter{names: names, line: f.line, additional: f.additional, down: f.down, filter: filter, json: e.JSON}
 	var out strings.Builder
 	lw.w = &out
 
@@ -269,7 +259,7 @@ func ibndOrder(s *subnet.Subnet, t iba.NodeType) []*subnet.Node {
 // for --json.
 type liWriter struct {
 	w                            io.Writer
-	names                        liNames
+	names                        *namemap.Map
 	line, additional, down, json bool
 	filter                       *subnet.Subnet
 	res                          LinkInfoResult
@@ -319,9 +309,9 @@ func (lw *liWriter) header(n *subnet.Node, printed *int, prefix string) {
 		if p0 := n.Port(0); p0 != nil {
 			guid = p0.GUID
 		}
-		fmt.Fprintf(lw.w, "%s%s: 0x%016x %s:\n", prefix, liNodeType(n.Type), uint64(guid), lw.names.name(n))
+		fmt.Fprintf(lw.w, "%s%s: 0x%016x %s:\n", prefix, liNodeType(n.Type), uint64(guid), nodeName(lw.names, n))
 	} else {
-		fmt.Fprintf(lw.w, "%s%s: %s:\n", prefix, liNodeType(n.Type), lw.names.name(n))
+		fmt.Fprintf(lw.w, "%s%s: %s:\n", prefix, liNodeType(n.Type), nodeName(lw.names, n))
 	}
 	if printed != nil {
 		*printed++
@@ -352,7 +342,7 @@ func (lw *liWriter) jsonNode(n *subnet.Node) *LinkInfoNode {
 		if ep := n.EndPort(); n.Type != iba.NodeTypeSwitch && ep != nil {
 			lid = ep.BaseLID
 		}
-		lw.res.Nodes = append(lw.res.Nodes, LinkInfoNode{Type: liNodeType(n.Type), GUID: n.GUID.String(), Name: lw.names.name(n), LID: lid, Ports: []LinkInfoPort{}})
+		lw.res.Nodes = append(lw.res.Nodes, LinkInfoNode{Type: liNodeType(n.Type), GUID: n.GUID.String(), Name: nodeName(lw.names, n), LID: lid, Ports: []LinkInfoPort{}})
 		lw.cur = &lw.res.Nodes[len(lw.res.Nodes)-1]
 	}
 	return lw.cur
@@ -556,8 +546,8 @@ func (lw *liWriter) port(n *subnet.Node, p *subnet.Port, prefix, side string) {
 		if lw.line {
 			guid = fmt.Sprintf("0x%016x ", uint64(r.GUID))
 		}
-		remote = fmt.Sprintf("%s%6d %4d[%2s] \"%s\" (%s %s)\n", guid, liPeerLID(r), r.Num, liExtPort(r), lw.names.name(r.Node), cw, cs)
-		jp.Remote = &LinkPeer{GUID: r.GUID.String(), LID: liPeerLID(r), Port: r.Num, Name: lw.names.name(r.Node)}
+		remote = fmt.Sprintf("%s%6d %4d[%2s] \"%s\" (%s %s)\n", guid, liPeerLID(r), r.Num, liExtPort(r), nodeName(lw.names, r.Node), cw, cs)
+		jp.Remote = &LinkPeer{GUID: r.GUID.String(), LID: liPeerLID(r), Port: r.Num, Name: nodeName(lw.names, r.Node)}
 	} else if pi.PortState == iba.PortStateDown {
 		remote = "           [  ] \"\" ( )\n"
 	} else {
@@ -565,7 +555,7 @@ func (lw *liWriter) port(n *subnet.Node, p *subnet.Port, prefix, side string) {
 		jp.NotAvailable = true
 	}
 	if lw.line {
-		fmt.Fprintf(lw.w, "%s0x%016x \"%30s\" ", prefix, uint64(p.GUID), lw.names.name(n))
+		fmt.Fprintf(lw.w, "%s0x%016x \"%30s\" ", prefix, uint64(p.GUID), nodeName(lw.names, n))
 	} else {
 		fmt.Fprintf(lw.w, "%s      ", prefix)
 	}

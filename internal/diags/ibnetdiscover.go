@@ -16,6 +16,7 @@ import (
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
+	"github.com/rdmakit/rdmakit/namemap"
 	"github.com/rdmakit/rdmakit/sa"
 	"github.com/rdmakit/rdmakit/subnet"
 )
@@ -316,21 +317,16 @@ Extensions: --discovery LID|SA, partial scans from -G/-D limited by --hops,
 			if dot && e.JSON {
 				return usagef("--dot and --json exclude each other")
 			}
-			var names map[iba.GUID]string
+			var names *namemap.Map
 			if nodeNameMap != "" {
 				var err error
-				if names, err = loadNodeNameMap(e.Stderr, nodeNameMap); err != nil {
+				if names, err = loadNames(nodeNameMap); err != nil {
 					return err
 				}
 			}
 			opt := subnet.TopologyOptions{Group: group, Full: full, ReportHops: reportHops}
 			if names != nil {
-				opt.NodeName = func(g iba.GUID, desc string) string {
-					if n, ok := names[g]; ok {
-						return n
-					}
-					return desc
-				}
+				opt.NodeName = names.Name
 			}
 			var diffWith *subnet.Subnet
 			if diffFile != "" {

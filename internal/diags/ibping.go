@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/rdmakit/rdmakit/fabric"
 	"github.com/rdmakit/rdmakit/iba"
-	"github.com/rdmakit/rdmakit/ibsim"
 	"github.com/rdmakit/rdmakit/mad"
 )
 
@@ -117,23 +116,11 @@ func cString(b []byte) string {
 // client (SIM_SET_ISSM), the only client ibsim hands unsolicited requests
 // to (find_client).
 func (e *Env) openVendor(oui uint32, server bool) (*session, error) {
-	var t mad.Transport
-	var err error
-	spec := e.fabricSpec()
-	kind, arg, _ := strings.Cut(spec, ":")
-	if server && kind == "ibsim" {
-		if e.CA != "" || e.Port != "" {
-			return nil, usagef("-C and -P select a local device; with --fabric ibsim name the node as ibsim:NODE")
-		}
-		cfg := ibsim.ConfigFromEnv()
-		if arg != "" {
-			cfg.Node = arg
-		}
-		cfg.ISSM = true
-		t, err = ibsim.Dial(e.Ctx, cfg)
-	} else {
-		t, err = e.openTransport()
+	var extra []fabric.Option
+	if server {
+		extra = append(extra, fabric.WithServe())
 	}
+	t, err := e.openTransport(extra...)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/namemap"
 	"github.com/rdmakit/rdmakit/sa"
 	"github.com/rdmakit/rdmakit/sched"
 	"github.com/rdmakit/rdmakit/subnet"
@@ -349,7 +350,7 @@ type qeRun struct {
 	f     *queryErrorsFlags
 	s     *session
 	sn    *subnet.Subnet
-	names liNames
+	names *namemap.Map
 	thr   qeThresholds
 	sup   map[string]bool
 	sl    map[uint16]uint8
@@ -453,7 +454,7 @@ func runIBQueryErrors(e *Env, f *queryErrorsFlags) error {
 	if f.perNodePMA < 0 || f.pmaInFlight < 0 {
 		return usagef("--per_node_pma and --pma_in_flight must not be negative")
 	}
-	names, err := loadNodeNameMap(e.Stderr, f.nodeNameMap)
+	names, err := loadNames(f.nodeNameMap)
 	if err != nil {
 		return err
 	}
@@ -470,7 +471,7 @@ func runIBQueryErrors(e *Env, f *queryErrorsFlags) error {
 		return &exitError{err, 255}
 	}
 	defer sess.Close()
-	q := &qeRun{e: e, f: f, s: sess, names: liNames(names), thr: qeReadThresholds(f.thresholdFile), sup: map[string]bool{}}
+	q := &qeRun{e: e, f: f, s: sess, names: names, thr: qeReadThresholds(f.thresholdFile), sup: map[string]bool{}}
 	for _, n := range f.suppressed {
 		q.sup[n] = true
 	}
@@ -740,7 +741,7 @@ func (q *qeRun) stopSched() {
 
 // newNode prepares the reading of one node as the discovery has it now.
 func (q *qeRun) newNode(n *subnet.Node) *qeNode {
-	qn := &qeNode{n: n, snap: snapNode(n), key: n.GUID.String(), name: q.names.name(n), ports: make([]*qePort, n.NumPorts+1)}
+	qn := &qeNode{n: n, snap: snapNode(n), key: n.GUID.String(), name: nodeName(q.names, n), ports: make([]*qePort, n.NumPorts+1)}
 	if n.Type == iba.NodeTypeSwitch {
 		qn.lid = qn.snap.smaLID
 	} else {
@@ -1244,7 +1245,7 @@ func (q *qeRun) portConfig(w io.Writer, n *subnet.Node, num int) {
 	var remote string
 	if r := p.Remote; r != nil {
 		cw, cs := liCouldBe(p)
-		remote = fmt.Sprintf("0x%016x %6d %4d[%2s] \"%s\" (%s %s)\n", uint64(r.GUID), liPeerLID(r), r.Num, liExtPort(r), q.names.name(r.Node), cw, cs)
+		remote = fmt.Sprintf("0x%016x %6d %4d[%2s] \"%s\" (%s %s)\n", uint64(r.GUID), liPeerLID(r), r.Num, liExtPort(r), nodeName(q.names, r.Node), cw, cs)
 	} else {
 		remote = "           [  ] \"\" ( )\n"
 	}

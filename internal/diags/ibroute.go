@@ -15,6 +15,7 @@ import (
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/namemap"
 	"github.com/rdmakit/rdmakit/sched"
 )
 
@@ -168,7 +169,7 @@ func runIBRoute(e *Env, f *ibrouteFlags, args []string) error {
 		return err
 	}
 	start, end := ftRange(args[1:])
-	names, err := loadNodeNameMap(e.Stderr, f.nodeNameMap)
+	names, err := loadNames(f.nodeNameMap)
 	if err != nil {
 		return err
 	}
@@ -231,7 +232,7 @@ func (e *Env) printTables(cmd string, t any) error {
 // ftOptions are ibroute's and dump_fts' display flags.
 type ftOptions struct {
 	all, brief, verbose bool
-	names               map[iba.GUID]string
+	names               *namemap.Map
 	// failure, when set, words a block that could not be read (kind LFT
 	// or MFT) and the table goes on; nil stops it as ibroute does.
 	failure func(kind string, status int, am uint32) string
@@ -283,15 +284,6 @@ func ftDescBytes(nd *iba.NodeDescription) []byte {
 	b := make([]byte, 64)
 	_ = nd.MarshalTo(b)
 	return b
-}
-
-// remapNodeName is remap_node_name: the name in the map, else the cleaned
-// description.
-func remapNodeName(names map[iba.GUID]string, guid iba.GUID, desc []byte) string {
-	if n, ok := names[guid]; ok {
-		return n
-	}
-	return cleanDesc(desc)
 }
 
 // blockReads runs n block reads in parallel, at most ftParallel at once,
@@ -374,7 +366,7 @@ func (r *ftReader) unicastTable(sw *switchFacts, target string, start, end int32
 	top := int(sw.si.LinearFDBTop)
 	start, end, warn := unicastRange(top, start, end)
 	t := &ForwardingTable{
-		SwitchGUID: fmt.Sprintf("0x%016x", uint64(sw.guid)), Name: remapNodeName(o.names, sw.guid, sw.desc),
+		SwitchGUID: fmt.Sprintf("0x%016x", uint64(sw.guid)), Name: o.names.NameBytes(sw.guid, sw.desc),
 		Target: target, NumPorts: sw.numPorts, First: uint32(start), Last: uint32(end), LinearTop: &top,
 		all: o.all, brief: o.brief, verbose: o.verbose, warnings: warn,
 	}
@@ -445,7 +437,7 @@ type lmcState struct {
 	portGUID   iba.GUID
 }
 
-func (st *lmcState) describe(en *UnicastEntry, found map[int]*lidDest, miss string, names map[iba.GUID]string) {
+func (st *lmcState) describe(en *UnicastEntry, found map[int]*lidDest, miss string, names *namemap.Map) {
 	lid := en.LID
 	if lid <= st.last {
 		switch {
@@ -475,7 +467,7 @@ func (st *lmcState) describe(en *UnicastEntry, found map[int]*lidDest, miss stri
 	}
 	en.NodeType = ftNodeType(d.nodeType)
 	en.PortGUID = fmt.Sprintf("0x%016x", uint64(d.portGUID))
-	en.NodeName = remapNodeName(names, d.nodeGUID, d.desc)
+	en.NodeName = names.NameBytes(d.nodeGUID, d.desc)
 	en.Info = fmt.Sprintf("%s portguid %s: '%s'", en.NodeType, en.PortGUID, en.NodeName)
 }
 
@@ -556,7 +548,7 @@ func (r *ftReader) multicastTable(sw *switchFacts, target string, start, end uin
 	mcap, top := int(sw.si.MulticastFDBCap), int(sw.si.MulticastFDBTop)
 	start, end, warn := multicastRange(mcap, top, start, end, o.all)
 	t := &ForwardingTable{
-		SwitchGUID: fmt.Sprintf("0x%016x", uint64(sw.guid)), Name: remapNodeName(o.names, sw.guid, sw.desc),
+		SwitchGUID: fmt.Sprintf("0x%016x", uint64(sw.guid)), Name: o.names.NameBytes(sw.guid, sw.desc),
 		Target: target, NumPorts: sw.numPorts, Multicast: true, First: start, Last: end,
 		MulticastCap: &mcap, MulticastTop: &top, all: o.all, brief: o.brief, verbose: o.verbose, warnings: warn,
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/device"
+	"github.com/rdmakit/rdmakit/fabric"
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
 )
@@ -25,10 +26,7 @@ func init() {
 // sysfsRoot is where the device layer reads sysfs: RDMAKIT_SYSFS for
 // fixture trees, else the live /sys.
 func sysfsRoot() string {
-	if r := os.Getenv(SysfsEnv); r != "" {
-		return r
-	}
-	return device.DefaultSysRoot
+	return fabric.SysfsRoot()
 }
 
 // caView is one RDMA device as libibumad and the ibstatus script see it:
@@ -233,7 +231,7 @@ func simulatedRate(pi *iba.PortInfo) string {
 // localCAs is the device list of ibstat and ibstatus on the fabric the
 // flags select.
 func (e *Env) localCAs() ([]*caView, error) {
-	if e.fabricSpec() == "umad" {
+	if e.isUmad() {
 		return sysfsCAs()
 	}
 	c, err := e.simulatedCA()

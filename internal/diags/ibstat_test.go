@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmakit/rdmakit/fabric"
 	"github.com/rdmakit/rdmakit/internal/floor"
 	"github.com/rdmakit/rdmakit/internal/testbed"
 )
@@ -62,8 +63,8 @@ func cOnSysfs(t *testing.T, sys string, argv ...string) (stdout string, code int
 // oursOnSysfs runs our command on the fixture tree.
 func oursOnSysfs(t *testing.T, sys string, argv ...string) (string, string, int) {
 	t.Helper()
-	t.Setenv(SysfsEnv, sys)
-	t.Setenv(FabricEnv, "")
+	t.Setenv(fabric.SysfsEnv, sys)
+	t.Setenv(fabric.EnvVar, "")
 	return run(t, "", append([]string{"ibtool"}, argv...)...)
 }
 

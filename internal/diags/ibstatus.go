@@ -139,7 +139,7 @@ func runIBStatus(e *Env, args []string) error {
 
 // sysClassDir is the directory the script names in its messages.
 func (e *Env) sysClassDir() string {
-	if e.fabricSpec() != "umad" {
+	if !e.isUmad() {
 		return "/sys/class/infiniband"
 	}
 	return path.Join(sysfsRoot(), "class", "infiniband")

@@ -15,6 +15,7 @@ import (
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/namemap"
 )
 
 func init() {
@@ -132,7 +133,7 @@ func runIBTracert(e *Env, f *ibtracertFlags, multicast bool, args []string) erro
 		return err
 	}
 	defer s.Close()
-	names, err := loadNodeNameMap(e.Stderr, f.nodeNameMap)
+	names, err := loadNames(f.nodeNameMap)
 	if err != nil {
 		return err
 	}
@@ -226,7 +227,7 @@ type tracer struct {
 	e         *Env
 	s         *session
 	f         *ibtracertFlags
-	names     map[iba.GUID]string
+	names     *namemap.Map
 	mkey      uint64
 	timeout   time.Duration
 	dump      int
@@ -384,10 +385,7 @@ func trNodeType(t iba.NodeType) string {
 }
 
 func (t *tracer) name(n *trNode) string {
-	if v, ok := t.names[n.guid]; ok {
-		return v
-	}
-	return n.desc
+	return t.names.Name(n.guid, n.desc)
 }
 
 func (t *tracer) hop(kind string, out *int, node *trNode, portGUID iba.GUID, portNum, lid, lmc int) {

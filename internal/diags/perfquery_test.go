@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/rdmakit/rdmakit/iba"
-	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/mad/madtest"
 )
@@ -130,7 +129,7 @@ func runFakePerfQuery(t *testing.T, pma *fakePMA, args ...string) (stdout, stder
 		if err != nil {
 			return nil, err
 		}
-		return &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}, nil
+		return testSession(e, mc, lp), nil
 	}
 	c := newPerfQueryWith(e, open)
 	c.SetArgs(args)

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/mad/madtest"
 )
@@ -150,7 +149,7 @@ func TestQueryBadInput(t *testing.T) {
 	silent := func(e *Env) (*session, error) {
 		mc := mad.NewClient(madtest.New(func(*mad.Packet) []*mad.Packet { return nil }), mad.WithTimeout(50*time.Millisecond), mad.WithRetries(1))
 		lp, _ := mc.LocalPort(ctx)
-		return &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}, nil
+		return testSession(e, mc, lp), nil
 	}
 	_, errOut, code := runWith(ctx, newQueryWith, silent, "SubnAdmGetTable", "NodeRecord")
 	if code != 1 || !strings.Contains(errOut, "SubnAdmGetTable NodeRecord") || !strings.Contains(errOut, "timed out") {

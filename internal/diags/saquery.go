@@ -16,6 +16,7 @@ import (
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/namemap"
 	"github.com/rdmakit/rdmakit/sa"
 )
 
@@ -383,7 +384,7 @@ type saRun struct {
 	f      *saQueryFlags
 	s      *session
 	sa     *sa.Client
-	names  map[iba.GUID]string
+	names  *namemap.Map
 	res    *SAQueryResult
 	cpi    []byte
 	reqArg string // requested_name
@@ -436,7 +437,7 @@ func runSAQuery(e *Env, f *saQueryFlags, args []string, open func() (*session, e
 	if _, err := r.sa.Target(e.Ctx); err != nil {
 		return &saExit{msg: "Failed to bind to the SA", code: 255, err: err}
 	}
-	if r.names, err = loadNodeNameMap(e.Stderr, f.nodeNameMap); err != nil {
+	if r.names, err = loadNames(f.nodeNameMap); err != nil {
 		return err
 	}
 	err = r.run(q, haveQ, args, reqLID, reqGUID)
@@ -749,10 +750,7 @@ func (r *saRun) queryAndDump(rb *saRecordBuilder, print func(io.Writer, []byte) 
 // its description made printable.
 func (r *saRun) nodeName(nr []byte) string {
 	guid, desc := nodeGUIDAndDesc(nr)
-	if n, ok := r.names[guid]; ok {
-		return n
-	}
-	return cleanDesc(desc)
+	return r.names.NameBytes(guid, desc)
 }
 
 // NodeRecord byte layout (IBA 15.2.5.2): LID at 0, NodeInfo at 4 (node

@@ -245,7 +245,7 @@ func serveSA(t *testing.T, sa *fakeSA, dropEvery int, mk func(*Env, func() (*ses
 		if err != nil {
 			return nil, err
 		}
-		return &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}, nil
+		return testSession(e, mc, lp), nil
 	}, args...)
 	return stdout, stderr, code, b.Dropped()
 }
@@ -507,7 +507,7 @@ func TestSAQueryNoSA(t *testing.T) {
 		return func(e *Env) (*session, error) {
 			mc := mad.NewClient(madtest.New(func(*mad.Packet) []*mad.Packet { return nil }, madtest.WithPort(lp)),
 				mad.WithTimeout(50*time.Millisecond), mad.WithRetries(2))
-			return &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}, nil
+			return testSession(e, mc, lp), nil
 		}
 	}
 	start := time.Now()
@@ -525,7 +525,7 @@ func TestSAQueryNoSA(t *testing.T) {
 			return []*mad.Packet{madtest.Reply(req, mad.SAStatus(3), nil)}
 		}), mad.WithTimeout(50*time.Millisecond))
 		lp, _ := mc.LocalPort(ctx)
-		return &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}, nil
+		return testSession(e, mc, lp), nil
 	}
 	_, errOut, code = runWith(ctx, newSAQueryWith, refuse, "PIR")
 	if code != errnoEIO || !strings.Contains(errOut, "ERROR: Query result returned 0x0300,  SA(SA_ERR_NO_RECORDS)") {
@@ -553,7 +553,7 @@ func TestSAQueryRequests(t *testing.T) {
 			return []*mad.Packet{madtest.Reply(req, 0, nil)}
 		}), mad.WithTimeout(100*time.Millisecond))
 		lp, _ := mc.LocalPort(context.Background())
-		return &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}, nil
+		return testSession(e, mc, lp), nil
 	}
 	for _, tc := range []struct {
 		args []string

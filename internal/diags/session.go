@@ -6,83 +6,72 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/rdmakit/rdmakit/fabric"
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
-	"github.com/rdmakit/rdmakit/sa"
 )
 
-// session is a command's connection to the fabric: the transport the flags
-// select, a MAD client with the timeout, retries and tracing the flags ask
-// for, and the resolver for targets.
+// session is a command's connection to the fabric the flags select: a
+// fabric.Fabric (the MAD client with the flags' timeout, retries and
+// tracing, the local port, the target resolver), with the short names the
+// commands use.
 type session struct {
-	e  *Env
-	mc *mad.Client
-	// smp answers the session's SubnGets: with --sa package sa's adapter
-	// (python-rdma's SATransactor), else nil and they are SMPs on mc.
-	// SubnSet always goes out as an SMP on mc.
-	smp   mad.SubnGetter
+	e *Env
+	f *fabric.Fabric
+	// mc, local and res are f.MAD, f.Local and f.Resolver.
+	mc    *mad.Client
 	local mad.LocalPort
 	res   *ibpath.Resolver
 }
 
 // SubnGet reads an SMP attribute as --sa says: from the SA's records for
-// the attributes it keeps, else by SMP.
+// the attributes it keeps, else by SMP. SubnSet always goes out as an SMP
+// on mc.
 func (s *session) SubnGet(ctx context.Context, t mad.Target, attr iba.Attribute, mod uint32) error {
-	if s.smp != nil {
-		return s.smp.SubnGet(ctx, t, attr, mod)
-	}
-	return s.mc.SubnGet(ctx, t, attr, mod)
+	return s.f.SubnGet(ctx, t, attr, mod)
 }
 
 var _ mad.SubnGetter = (*session)(nil)
 
 // viaSA reports --sa mode.
-func (s *session) viaSA() bool { return s.smp != nil }
+func (s *session) viaSA() bool { return s.f.ViaSA() }
 
 // open connects to the fabric. The caller closes the session.
 func (e *Env) open() (*session, error) {
-	t, err := e.openTransport()
+	opts, err := e.fabricOptions()
 	if err != nil {
 		return nil, err
 	}
-	return e.newSession(t)
+	f, err := fabric.Open(e.Ctx, e.fabricSpec(), opts...)
+	if err != nil {
+		return nil, fabricError(err)
+	}
+	return e.sessionOn(f), nil
 }
 
-// newSession puts a MAD client with the flags' timeout, retries and tracing
+// newSession puts a session with the flags' timeout, retries and tracing
 // on an open transport, which the session then owns.
 func (e *Env) newSession(t mad.Transport) (*session, error) {
-	var opts []mad.Option
-	if e.Timeout < 0 {
-		t.Close()
-		return nil, usagef("--timeout must not be negative")
-	}
-	if e.Timeout > 0 {
-		opts = append(opts, mad.WithTimeout(time.Duration(e.Timeout)*time.Millisecond))
-	}
-	if e.Retries >= 0 {
-		opts = append(opts, mad.WithRetries(e.Retries+1))
-	}
-	if e.Debug > 0 {
-		opts = append(opts, mad.WithTrace(e.tracer()))
-	}
-	mc := mad.NewClient(t, opts...)
-	lp, err := mc.LocalPort(e.Ctx)
+	opts, err := e.fabricOptions()
 	if err != nil {
-		mc.Close()
-		return nil, fmt.Errorf("reading the local port: %w", err)
+		t.Close()
+		return nil, err
 	}
-	s := &session{e: e, mc: mc, local: lp, res: &ibpath.Resolver{MAD: mc}}
-	if e.SA {
-		s.smp = sa.NewSMP(sa.New(mc))
+	f, err := fabric.New(e.Ctx, t, opts...)
+	if err != nil {
+		return nil, err
 	}
-	return s, nil
+	return e.sessionOn(f), nil
 }
 
-func (s *session) Close() { s.mc.Close() }
+func (e *Env) sessionOn(f *fabric.Fabric) *session {
+	return &session{e: e, f: f, mc: f.MAD, local: f.Local, res: f.Resolver}
+}
+
+func (s *session) Close() { s.f.Close() }
 
 // tracer prints one line per MAD event with -d and the decoded packets with
 // -dd, on stderr so that stdout stays the command's output. Events come

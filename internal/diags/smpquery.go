@@ -1,13 +1,11 @@
 package diags
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/namemap"
 )
 
 func init() {
@@ -228,7 +227,7 @@ type smpQuery struct {
 	target ibpath.Path
 	opName string // as typed, for messages
 	f      *smpQueryFlags
-	names  map[iba.GUID]string // the node name map
+	names  *namemap.Map // the node name map
 }
 
 func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
@@ -247,10 +246,10 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 		}
 		mkey = k
 	}
-	var names map[iba.GUID]string
+	var names *namemap.Map
 	if op.name == "NodeDesc" {
 		var err error
-		if names, err = loadNodeNameMap(e.Stderr, f.nodeNameMap); err != nil {
+		if names, err = loadNames(f.nodeNameMap); err != nil {
 			return err
 		}
 	}
@@ -422,7 +421,7 @@ func (q *smpQuery) nodeDesc(res *SMPQueryResult, _ []string) error {
 	if err != nil {
 		return q.failed(err, "node desc query failed")
 	}
-	name, ok := q.names[ni.NodeGUID]
+	name, ok := q.names.Lookup(ni.NodeGUID)
 	if !ok {
 		res.NodeDescription = cleanDesc(b)
 		res.text = render(ibaprint.SMPNodeDesc, b)
@@ -685,63 +684,3 @@ func (q *smpQuery) guidInfo(res *SMPQueryResult, _ []string) error {
 
 // defaultNodeNameMap is infiniband-diags' IBDIAG_NODENAME_MAP_PATH, read
 // when it exists and no --node-name-map is given.
-const defaultNodeNameMap = "/etc/rdma/ib-node-name-map"
-
-// loadNodeNameMap reads a node name map (util/node_name_map.c): lines of a
-// GUID and a name, optionally quoted, # comments. Like the C tools, a map
-// that cannot be read or parsed is warned about on stderr and ignored.
-func loadNodeNameMap(stderr io.Writer, path string) (map[iba.GUID]string, error) {
-	if path == "" {
-		if _, err := os.Stat(defaultNodeNameMap); err != nil {
-			return nil, nil
-		}
-		path = defaultNodeNameMap
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "WARNING failed to open node name map \"%s\" (%v)\n", path, errors.Unwrap(err))
-		return nil, nil
-	}
-	defer f.Close()
-	m, bad := parseNodeNameMap(f)
-	if bad != "" {
-		fmt.Fprintf(stderr, "WARNING failed to parse node name map \"%s\"\nWARNING failed line: \"%s\"\n", path, bad)
-		return nil, nil
-	}
-	return m, nil
-}
-
-// parseNodeNameMap parses the map; bad is the first line that is not one.
-func parseNodeNameMap(r io.Reader) (m map[iba.GUID]string, bad string) {
-	m = map[iba.GUID]string{}
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		line := sc.Text()
-		t := strings.TrimLeft(line, " \t\v\f\r")
-		if t == "" || t[0] == '#' {
-			continue
-		}
-		end := strings.IndexAny(t, " \t#")
-		if end < 0 {
-			end = len(t)
-		}
-		g, err := strconv.ParseUint(t[:end], 0, 64)
-		if err != nil {
-			return nil, line
-		}
-		rest := strings.TrimLeft(t[end:], " \t\v\f\r")
-		// strtok(p, "\"#"): the first run of text between quotes and
-		// comment marks.
-		name := strings.TrimLeft(rest, "\"#")
-		if i := strings.IndexAny(name, "\"#"); i >= 0 {
-			name = name[:i]
-		}
-		if name == "" {
-			continue
-		}
-		if _, dup := m[iba.GUID(g)]; !dup {
-			m[iba.GUID(g)] = name
-		}
-	}
-	return m, ""
-}

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/internal/testbed"
 )
 
@@ -308,25 +307,6 @@ func TestSMPQueryCStrtoul(t *testing.T) {
 	}
 	if got := cPort("-1"); got != -1 {
 		t.Errorf("cPort(-1) = %d", got)
-	}
-}
-
-func TestSMPQueryNodeNameMap(t *testing.T) {
-	m, bad := parseNodeNameMap(strings.NewReader("# c\n\n0x10 \"a b\"\n  0x20 plain # c\n0x10 dup\n0x30\t\"q\" # x\n"))
-	if bad != "" {
-		t.Fatalf("bad line %q", bad)
-	}
-	want := map[iba.GUID]string{0x10: "a b", 0x20: "plain ", 0x30: "q"}
-	if len(m) != len(want) {
-		t.Fatalf("map %q, want %q", m, want)
-	}
-	for g, n := range want {
-		if m[g] != n {
-			t.Errorf("GUID %v: %q, want %q", g, m[g], n)
-		}
-	}
-	if _, bad := parseNodeNameMap(strings.NewReader("0x10 ok\nnot-a-guid x\n")); bad != "not-a-guid x" {
-		t.Errorf("bad line %q", bad)
 	}
 }
 
