@@ -44,7 +44,8 @@ func FetchSARecords(ctx context.Context, c *sa.Client) (*SARecords, error) {
 // local port lp: the tables are read, then the directed-route walk runs
 // over them, so the database (order, paths, unreachable parts) is the one a
 // directed route discovery of the same subnet gives, except that the SA
-// has no MlnxExtPortInfo (FDR10 links read as QDR). opt.From and
+// has no MlnxExtPortInfo (FDR10 links read as QDR). opt.From,
+// opt.StartLID (the walk starts at the node the SA gives that LID) and
 // opt.MaxHops apply; the SMP options do not.
 func DiscoverSA(ctx context.Context, c *sa.Client, lp mad.LocalPort, opt DiscoverOptions) (*Subnet, *DiscoverReport, error) {
 	start := time.Now()
@@ -52,7 +53,22 @@ func DiscoverSA(ctx context.Context, c *sa.Client, lp mad.LocalPort, opt Discove
 	if err != nil {
 		return nil, nil, err
 	}
-	s, rep, err := DiscoverRecords(ctx, recs, lp.NodeGUID, int(lp.PortNum), opt)
+	from, fromPort := lp.NodeGUID, int(lp.PortNum)
+	if opt.StartLID != 0 {
+		// A partial scan from a LID starts the walk at the node the SA
+		// gives that LID, as the SMP scan starts there.
+		found := false
+		for _, nr := range recs.Nodes {
+			if nr.LID == opt.StartLID {
+				from, fromPort, found = nr.NodeInfo.NodeGUID, int(nr.NodeInfo.LocalPortNum), true
+				break
+			}
+		}
+		if !found {
+			return nil, nil, fmt.Errorf("the SA has no NodeRecord for LID %d", opt.StartLID)
+		}
+	}
+	s, rep, err := DiscoverRecords(ctx, recs, from, fromPort, opt)
 	if rep != nil {
 		rep.Sent = 4
 		rep.Elapsed = time.Since(start)

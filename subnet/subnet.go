@@ -648,3 +648,17 @@ func (s *Subnet) SetFrom(n *Node, port int) {
 	defer s.mu.Unlock()
 	s.from, s.fromPort = n, port
 }
+
+// IBNDOrder are the nodes keep accepts (all with nil) in the order
+// libibnetdisc lists them, the reverse of their discovery: the order the C
+// tools print nodes in.
+func (s *Subnet) IBNDOrder(keep func(*Node) bool) []*Node {
+	all := s.Nodes()
+	l := make([]*Node, 0, len(all))
+	for i := len(all) - 1; i >= 0; i-- {
+		if keep == nil || keep(all[i]) {
+			l = append(l, all[i])
+		}
+	}
+	return l
+}

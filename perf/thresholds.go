@@ -1,0 +1,153 @@
+package perf
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Thresholds are limits on counters: a port whose counter is above its
+// limit has errors. The file format is infiniband-diags' error_thresholds
+// (ibqueryerrors --threshold-file) and python-rdma's threshold file (the
+// ibcheck commands), which are the same: NAME=VALUE lines, # comments and
+// blank lines, names as IBA or python-rdma spell them in any case, values
+// in C notation (decimal, 0x hex, 0 octal).
+type Thresholds struct {
+	limits [NumCounters]uint64
+	set    uint32
+	order  []Counter
+}
+
+// Set gives counter k the limit v.
+func (t *Thresholds) Set(k Counter, v uint64) {
+	if t.set&(1<<k) == 0 {
+		t.order = append(t.order, k)
+	}
+	t.limits[k] = v
+	t.set |= 1 << k
+}
+
+// Get is counter k's limit and whether it has one.
+func (t *Thresholds) Get(k Counter) (uint64, bool) {
+	if t == nil {
+		return 0, false
+	}
+	return t.limits[k], t.set&(1<<k) != 0
+}
+
+// Limit is counter k's limit, 0 when it has none (any count is an error).
+func (t *Thresholds) Limit(k Counter) uint64 {
+	v, _ := t.Get(k)
+	return v
+}
+
+// Counters are the counters with a limit, in the order they were set.
+func (t *Thresholds) Counters() []Counter {
+	if t == nil {
+		return nil
+	}
+	return append([]Counter(nil), t.order...)
+}
+
+// Exceeds says whether v is above counter k's limit (0 without one).
+func (t *Thresholds) Exceeds(k Counter, v uint64) bool { return v > t.Limit(k) }
+
+// Exceeded are the error counters of c above their limits, in
+// ErrorCounters' order.
+func (t *Thresholds) Exceeded(c *Counters) []Counter {
+	var out []Counter
+	for _, k := range ErrorCounters {
+		if v, ok := c.Get(k); ok && t.Exceeds(k, v) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// MaxThresholdFile is the largest threshold file read: a real one is a few
+// hundred bytes.
+const MaxThresholdFile = 1 << 20
+
+// ErrThresholds matches every ThresholdError.
+var ErrThresholds = errors.New("invalid threshold file")
+
+// ThresholdError is a threshold file that cannot be used, with the line
+// that says why.
+type ThresholdError struct {
+	File   string
+	Line   int // 1-based; 0 for the file as a whole
+	Text   string
+	Reason string
+}
+
+func (e *ThresholdError) Error() string {
+	switch {
+	case e.Line == 0:
+		return fmt.Sprintf("threshold file %s: %s", e.File, e.Reason)
+	case e.Text == "":
+		return fmt.Sprintf("threshold file %s, line %d: %s", e.File, e.Line, e.Reason)
+	}
+	return fmt.Sprintf("threshold file %s, line %d: %s: %q", e.File, e.Line, e.Reason, e.Text)
+}
+
+// Is matches ErrThresholds.
+func (e *ThresholdError) Is(target error) bool { return target == ErrThresholds }
+
+// ParseThresholds reads a threshold file from r (name is the file's name
+// for messages). Every line must be a comment, blank, or NAME=VALUE with
+// a counter's name and a value that fits 64 bits; the first that is not is
+// an error naming it. Only the error counters may have limits.
+func ParseThresholds(r io.Reader, name string) (*Thresholds, error) {
+	t := &Thresholds{}
+	lr := &io.LimitedReader{R: r, N: MaxThresholdFile + 1}
+	sc := bufio.NewScanner(lr)
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, &ThresholdError{File: name, Line: n, Text: line, Reason: "want NAME=VALUE"}
+		}
+		c, ok := ParseCounter(strings.TrimSpace(k))
+		if !ok || !c.IsError() {
+			return nil, &ThresholdError{File: name, Line: n, Text: line, Reason: "not an error counter of PortCounters"}
+		}
+		val, err := strconv.ParseUint(strings.TrimSpace(v), 0, 64)
+		if err != nil {
+			return nil, &ThresholdError{File: name, Line: n, Text: line, Reason: "the value is not a number of at most 64 bits"}
+		}
+		t.Set(c, val)
+	}
+	if lr.N <= 0 {
+		return nil, &ThresholdError{File: name, Reason: fmt.Sprintf("larger than %d bytes", MaxThresholdFile)}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &ThresholdError{File: name, Line: n + 1, Reason: "a line longer than 64 KiB"}
+		}
+		return nil, fmt.Errorf("reading threshold file %s: %w", name, err)
+	}
+	return t, nil
+}
+
+// LoadThresholds reads the threshold file at path.
+func LoadThresholds(path string) (*Thresholds, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("loading thresholds: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, &ThresholdError{File: path, Reason: "is a directory"}
+	}
+	return ParseThresholds(f, path)
+}
