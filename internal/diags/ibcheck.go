@@ -21,6 +21,7 @@ import (
 	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/perf"
 	"github.com/rdmakit/rdmakit/sa"
 	"github.com/rdmakit/rdmakit/sched"
 	"github.com/rdmakit/rdmakit/subnet"
@@ -322,7 +323,7 @@ type CheckRun struct {
 	// Counters is the PortCounters read (errors, data), Reset the reset
 	// sent (clear).
 	Counters json.RawMessage `json:"counters,omitempty"`
-	Reset    *PerfReset      `json:"reset,omitempty"`
+	Reset    *perf.Reset     `json:"reset,omitempty"`
 
 	kind     checkKind
 	nodeType iba.NodeType
@@ -400,7 +401,7 @@ func (r *CheckRun) text(w io.Writer, verbose bool, col colors) {
 			desc = " (" + r.Desc + ") "
 		}
 		all := fmt.Sprintf("port %d:", r.Port)
-		if r.Port == allPorts {
+		if r.Port == perf.AllPorts {
 			all = "all ports:"
 		}
 		var h string
@@ -673,62 +674,39 @@ func (c *checkCtx) gmp() (mad.Target, error) {
 	return mad.Route{Addr: mad.Addr{LID: c.epLID, QPN: mad.QP1, QKey: mad.QP1QKey}}, nil
 }
 
-// perfRun gives perfquery's reading and reset code a target.
-func (c *checkCtx) perfRun() (*perfRun, error) {
-	t, err := c.gmp()
-	if err != nil {
-		return nil, err
-	}
-	return &perfRun{e: c.r.e, s: c.r.s, f: &perfQueryFlags{}, target: t, res: &PerfQueryResult{}}, nil
-}
-
 // getPerf is errors.py's get_perf: the PortCounters of portIdx; for all
 // ports (255) on a PMA without AllPortSelect, the sum of every port's,
 // each counter saturating as perfquery's emulation does. A CA has no
 // AllPortSelect to emulate: its ports are separate end ports.
 func (c *checkCtx) getPerf() ([]byte, error) {
-	pr, err := c.perfRun()
+	t, err := c.gmp()
 	if err != nil {
 		return nil, err
 	}
-	if c.portIdx == allPorts {
-		capMask, err := c.capMask(pr)
+	pc := &iba.PortCounters{}
+	if c.portIdx == perf.AllPorts {
+		caps, err := perf.ReadCapabilities(c.r.e.Ctx, c.r.s.mc, t)
 		if err != nil {
 			return nil, err
 		}
-		if capMask&iba.PMCapAllPortSelect == 0 {
+		if !caps.AllPortSelect() {
 			if c.ni.NodeType == iba.NodeTypeCA {
 				return nil, errors.New("Can't iterate over all ports on a CA.")
 			}
-			sum := &perfSum{}
 			for p := 1; p <= int(c.ni.NumPorts); p++ {
-				var pc iba.PortCounters
-				if _, err := pr.query(p, &pc); err != nil {
-					return nil, fmt.Errorf("PortCounters of port %d: %w", p, err)
+				var one iba.PortCounters
+				if err := perf.Get(c.r.e.Ctx, c.r.s.mc, t, p, &one); err != nil {
+					return nil, err
 				}
-				sum.addBasic(&pc)
+				perf.AddPortCounters(pc, &one)
 			}
-			b := make([]byte, sum.basic.Desc().Size)
-			if err := sum.basic.MarshalTo(b); err != nil {
-				return nil, err
-			}
-			return b, nil
+			return marshal(pc)
 		}
 	}
-	var pc iba.PortCounters
-	b, err := pr.query(c.portIdx, &pc)
-	if err != nil {
-		return nil, fmt.Errorf("PortCounters of port %d: %w", c.portIdx, err)
+	if err := perf.Get(c.r.e.Ctx, c.r.s.mc, t, c.portIdx, pc); err != nil {
+		return nil, err
 	}
-	return b, nil
-}
-
-func (c *checkCtx) capMask(pr *perfRun) (uint16, error) {
-	var cpi iba.ClassPortInfo
-	if err := c.r.s.mc.PerformanceGet(c.r.e.Ctx, pr.target, &cpi, 0); err != nil {
-		return 0, fmt.Errorf("PerfMgt ClassPortInfo: %w", err)
-	}
-	return cpi.CapabilityMask, nil
+	return marshal(pc)
 }
 
 func (c *checkCtx) recordCounters(b []byte) error {
@@ -751,7 +729,7 @@ func (c *checkCtx) errors() error {
 		return err
 	}
 	desc := fmt.Sprintf("lid %d port %d", c.epLID, c.portIdx)
-	if c.portIdx == allPorts {
+	if c.portIdx == perf.AllPorts {
 		desc = fmt.Sprintf("lid %d all ports", c.epLID)
 	}
 	s := (&iba.PortCounters{}).Desc()
@@ -864,7 +842,7 @@ func (r *checkRunner) runSingle(args []string) error {
 	if len(args) > 1 {
 		c.portIdx = cPort(args[1])
 	} else if kinds&kindPerf != 0 && c.ni.NodeType == iba.NodeTypeSwitch {
-		c.portIdx = allPorts
+		c.portIdx = perf.AllPorts
 	}
 	var epi iba.PortInfo // the end port's: a switch's port 0
 	if err := s.SubnGet(ctx, target, &epi, 0); err != nil {
@@ -1115,7 +1093,7 @@ func (r *checkRunner) checkEndPort(sc *sched.Scheduler, key string, b *checkBloc
 		}
 		run := r.do(newCtx(p, portIdx, k), k)
 		bad := run.failed
-		if k == kindPerf && run.err == nil && portIdx == allPorts {
+		if k == kindPerf && run.err == nil && portIdx == perf.AllPorts {
 			bad = false // errors.py counts a switch's all-ports result only through its ports
 		}
 		count(idx(k), bad)
@@ -1134,7 +1112,7 @@ func (r *checkRunner) checkEndPort(sc *sched.Scheduler, key string, b *checkBloc
 			continue
 		}
 		if k == kindPerf || k == kindClear {
-			if run := one(ep, allPorts, k); run != nil && run.ok() {
+			if run := one(ep, perf.AllPorts, k); run != nil && run.ok() {
 				continue
 			}
 		}

@@ -2,9 +2,9 @@ package diags
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/perf"
 )
 
 // ibclearcounters and ibclearerrors: python-rdma's fabric-wide counter
@@ -37,20 +37,20 @@ const (
 // port). Clearing everything also clears PortXmitWait where the PMA counts
 // it (CounterSelect2).
 func (c *checkCtx) clear(sel uint32) error {
-	pr, err := c.perfRun()
+	t, err := c.gmp()
 	if err != nil {
 		return err
 	}
-	capMask, err := c.capMask(pr)
+	caps, err := perf.ReadCapabilities(c.r.e.Ctx, c.r.s.mc, t)
 	if err != nil {
 		return err
 	}
 	mask := sel
-	if sel == clearAll && capMask&iba.PMCapPortCountersXmitWait != 0 {
+	if sel == clearAll && caps.XmitWait() {
 		mask |= 1 << 16
 	}
 	ports := []int{c.portIdx}
-	if c.portIdx == allPorts && capMask&iba.PMCapAllPortSelect == 0 {
+	if c.portIdx == perf.AllPorts && !caps.AllPortSelect() {
 		if c.ni.NodeType == iba.NodeTypeCA {
 			return errors.New("Can't iterate over all ports on a CA.")
 		}
@@ -60,10 +60,10 @@ func (c *checkCtx) clear(sel uint32) error {
 		}
 	}
 	for _, p := range ports {
-		if err := pr.reset(p, mask, "PortCounters", &iba.PortCounters{}); err != nil {
-			return fmt.Errorf("resetting PortCounters of port %d: %w", p, err)
+		if _, err := perf.ResetCounters(c.r.e.Ctx, c.r.s.mc, t, p, &iba.PortCounters{}, mask); err != nil {
+			return err
 		}
 	}
-	c.run.Reset = &PerfReset{Port: c.portIdx, Attribute: "PortCounters", CounterSelect: uint64(mask)}
+	c.run.Reset = &perf.Reset{Port: c.portIdx, Attribute: "PortCounters", CounterSelect: uint64(mask)}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/perf"
 )
 
 // ibdatacounts and ibdatacounters: python-rdma's data counter display, one
@@ -33,7 +34,7 @@ func (c *checkCtx) showCounts() error {
 	if err := pc.Unmarshal(b); err != nil {
 		return err
 	}
-	if c.portIdx == allPorts {
+	if c.portIdx == perf.AllPorts {
 		c.run.pre = append(c.run.pre, fmt.Sprintf("# Port counters: Lid %d all ports", c.epLID))
 	} else {
 		c.run.pre = append(c.run.pre, fmt.Sprintf("# Port counters: Lid %d port %d", c.epLID, c.portIdx))

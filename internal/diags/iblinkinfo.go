@@ -242,19 +242,6 @@ func runIBLinkInfo(e *Env, cmd *cobra.Command, f *linkInfoFlags) error {
 	return lw.finish(e, r)
 }
 
-// ibndOrder is libibnetdisc's node list: newest first (ibnd_iter_nodes), or
-// the type list of t (ibnd_iter_nodes_type).
-func ibndOrder(s *subnet.Subnet, t iba.NodeType) []*subnet.Node {
-	all := s.Nodes()
-	l := make([]*subnet.Node, 0, len(all))
-	for i := len(all) - 1; i >= 0; i-- {
-		if t == 0 || all[i].Type == t {
-			l = append(l, all[i])
-		}
-	}
-	return l
-}
-
 // liWriter prints nodes and ports as iblinkinfo.c does and records them
 // for --json.
 type liWriter struct {
@@ -270,18 +257,9 @@ func (lw *liWriter) finish(e *Env, r *discoverResult) error {
 	if !e.JSON {
 		return nil
 	}
-	lw.res.Unreachable = []FailureJSON{}
+	lw.res.Unreachable = unreachableJSON(r)
 	if lw.res.Nodes == nil {
 		lw.res.Nodes = []LinkInfoNode{}
-	}
-	if r != nil && r.report != nil {
-		for _, f := range r.report.Unreachable() {
-			fj := FailureJSON{Path: f.Path.String(), Attribute: smpAttrName(f.Attr), Error: f.Err.Error()}
-			if f.Via != nil {
-				fj.Via = &PeerJSON{GUID: f.Via.Node.GUID.String(), Port: f.Via.Num, Description: f.Via.Node.Description()}
-			}
-			lw.res.Unreachable = append(lw.res.Unreachable, fj)
-		}
 	}
 	return e.writeJSON("iblinkinfo", lw.res)
 }
@@ -662,4 +640,10 @@ func (d *liDiff) nodeIter(n1 *subnet.Node) {
 			d.lw.port(n2, b, d.p2, d.p2)
 		}
 	}
+}
+
+// ibndOrder are the nodes of type t (every type for 0) in libibnetdisc's
+// order.
+func ibndOrder(s *subnet.Subnet, t iba.NodeType) []*subnet.Node {
+	return s.IBNDOrder(func(n *subnet.Node) bool { return t == 0 || n.Type == t })
 }

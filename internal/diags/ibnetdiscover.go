@@ -2,285 +2,22 @@ package diags
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/rdmakit/rdmakit/iba"
-	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/namemap"
-	"github.com/rdmakit/rdmakit/sa"
 	"github.com/rdmakit/rdmakit/subnet"
 )
 
 func init() {
 	register(command{name: "ibnetdiscover", make: newIBNetDiscover})
 }
-
-// discoverFlags are the discovery options shared by ibnetdiscover and the
-// commands built on it (ibhosts, ibswitches, ibrouters, ibnodes).
-type discoverFlags struct {
-	method      string
-	outstanding int
-	perNode     int
-	hops        int
-	guid        string
-	direct      string
-	loadCache   string
-	mkey        uint64
-	noMlnxEPI   bool
-	probeLinks  bool
-	show        bool
-	progressBar bool
-	cmd         *cobra.Command // where --discovery was registered
-	// settled, when set, is told of each node the walk is done with (see
-	// subnet.DiscoverOptions.Settled).
-	settled func(*subnet.Node)
-}
-
-func (f *discoverFlags) register(c *cobra.Command, partial bool) {
-	f.cmd = c
-	fl := c.Flags()
-	fl.StringVar(&f.method, "discovery", "DR", "how to discover: DR (directed route SMPs, as the C tool), LID (LID routed once known) or SA (SA records)")
-	fl.IntVarP(&f.outstanding, "outstanding_smps", "o", 0, "SMPs outstanding at once (default 256; the C tool's is 2)")
-	fl.IntVar(&f.perNode, "per_node_smps", 0, "SMPs outstanding at once to one node (default 4)")
-	fl.Uint64VarP(&f.mkey, "m_key", "y", 0, "M_Key to put in every SMP")
-	fl.BoolVar(&f.probeLinks, "probe-known-links", false, "send every NodeInfo probe as the C tool does, also across switch links already found from their other end")
-	fl.BoolVar(&f.noMlnxEPI, "no-mlnx-ext-port-info", false, "do not ask Mellanox devices for their extended port info (ibdiag.conf MLX_EPI=false)")
-	if partial {
-		fl.IntVarP(&f.hops, "hops", "n", 0, "partial scan: stop extending paths past this many hops (libibnetdisc max_hops)")
-		fl.StringVarP(&f.guid, "Guid", "G", "", "partial scan: start at the port with this GUID (found through the SA)")
-		fl.StringVarP(&f.direct, "Direct", "D", "", "partial scan: start at the node this directed route reaches, e.g. 0,1,3")
-	}
-}
-
-// discoverResult is a subnet and how it was obtained.
-type discoverResult struct {
-	s      *subnet.Subnet
-	report *subnet.DiscoverReport
-	source string // "discovery" or the file loaded
-}
-
-// discover loads f.loadCache when set, else discovers the subnet through
-// the fabric the global flags select. show receives ibnetdiscover -s lines.
-func (e *Env) discover(f *discoverFlags, show func(string)) (*discoverResult, error) {
-	if f.loadCache != "" {
-		s, err := loadSubnetFile(f.loadCache)
-		if err != nil {
-			return nil, err
-		}
-		return &discoverResult{s: s, source: f.loadCache}, nil
-	}
-	m, err := e.discoveryMethod(f)
-	if err != nil {
-		return nil, err
-	}
-	if f.outstanding < 0 || f.perNode < 0 || f.hops < 0 {
-		return nil, usagef("-o, --per_node_smps and --hops must not be negative")
-	}
-	if f.guid != "" && f.direct != "" {
-		return nil, usagef("-G and -D exclude each other")
-	}
-	sess, err := e.open()
-	if err != nil {
-		return nil, err
-	}
-	defer sess.Close()
-	return e.discoverOn(sess, f, m, show)
-}
-
-// discoveryMethod is the --discovery flag with python-rdma's --sa rules:
-// --sa discovers by SA and refuses an explicit DR or LID, and
-// --discovery=SA means --sa for the rest of the command.
-func (e *Env) discoveryMethod(f *discoverFlags) (subnet.Method, error) {
-	m, err := subnet.ParseMethod(f.method)
-	if err != nil {
-		return 0, usagef("--discovery: %v", err)
-	}
-	if e.SA {
-		if m != subnet.BySA && f.cmd != nil && f.cmd.Flags().Changed("discovery") {
-			return 0, usagef("--sa cannot be combined with --discovery=%s", f.method)
-		}
-		return subnet.BySA, nil
-	}
-	if m == subnet.BySA {
-		e.SA = true
-	}
-	return m, nil
-}
-
-// discoverOn discovers the subnet through an open session, with the flags
-// already checked.
-func (e *Env) discoverOn(sess *session, f *discoverFlags, m subnet.Method, show func(string)) (*discoverResult, error) {
-	opt := subnet.DiscoverOptions{
-		Method: m, LocalLID: sess.local.LID, MaxHops: f.hops,
-		MaxInFlight: f.outstanding, PerNode: f.perNode, NoMlnxExtPortInfo: f.noMlnxEPI, MKey: f.mkey,
-		ProbeKnownLinks: f.probeLinks,
-		ShowNode:        show, Settled: f.settled,
-	}
-	if f.direct != "" {
-		p, err := subnet.ParseDRPath(f.direct)
-		if err != nil {
-			return nil, usagef("-D %s: %v", f.direct, err)
-		}
-		opt.From = p
-	}
-	if f.guid != "" {
-		p, err := ibpath.Parse(f.guid, ibpath.Options{Mode: ibpath.PortGUID})
-		if err != nil {
-			return nil, usagef("-G %s: %v", f.guid, err)
-		}
-		lid, err := sess.res.LID(e.Ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("finding port GUID %s: %w", f.guid, err)
-		}
-		if lid == sess.local.LID {
-			lid = 0 // the local port: a plain scan from here
-		}
-		opt.StartLID = lid
-	}
-	bar := e.progressBar(f.progressBar && !f.show)
-	if bar != nil {
-		opt.Progress = bar.update
-		defer bar.done()
-	}
-	var s *subnet.Subnet
-	var rep *subnet.DiscoverReport
-	var err error
-	if m == subnet.BySA {
-		s, rep, err = discoverSA(e.Ctx, sess, opt)
-	} else {
-		s, rep, err = subnet.Discover(e.Ctx, sess.mc, opt)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("discover failed: %w", err)
-	}
-	return &discoverResult{s: s, report: rep, source: "discovery"}, nil
-}
-
-// discoverSA builds the subnet from SA records. A partial scan from a LID
-// (-G) starts the walk at the node the SA gives that LID, as the SMP scan
-// starts there.
-func discoverSA(ctx context.Context, sess *session, opt subnet.DiscoverOptions) (*subnet.Subnet, *subnet.DiscoverReport, error) {
-	if opt.StartLID == 0 {
-		return subnet.DiscoverSA(ctx, sa.New(sess.mc), sess.local, opt)
-	}
-	start := time.Now()
-	recs, err := subnet.FetchSARecords(ctx, sa.New(sess.mc))
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, nr := range recs.Nodes {
-		if nr.LID == opt.StartLID {
-			s, rep, err := subnet.DiscoverRecords(ctx, recs, nr.NodeInfo.NodeGUID, int(nr.NodeInfo.LocalPortNum), opt)
-			if rep != nil {
-				rep.Sent = 4
-				rep.Elapsed = time.Since(start)
-			}
-			return s, rep, err
-		}
-	}
-	return nil, nil, fmt.Errorf("the SA has no NodeRecord for LID %d", opt.StartLID)
-}
-
-// warnFailures prints what did not answer, one line each, as the C tool
-// warns on stderr (and goes on).
-func (e *Env) warnFailures(cmd string, r *discoverResult) {
-	if r.report == nil {
-		return
-	}
-	for _, f := range r.report.Failures {
-		fmt.Fprintf(e.Stderr, "%s: warning: %v\n", cmd, f)
-	}
-}
-
-// loadSubnetFile reads a libibnetdisc cache, one of ours, or a topology
-// file, whichever the file is.
-func loadSubnetFile(path string) (*subnet.Subnet, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("loading %s: %w", path, err)
-	}
-	var s *subnet.Subnet
-	switch {
-	case bytes.HasPrefix(data, []byte{0x2b, 0x83, 0xe7, 0x8f}):
-		s, err = subnet.ParseIBNDCache(data)
-	case bytes.HasPrefix(data, []byte("RDMKSUBN")):
-		s, err = subnet.ParseCache(data)
-	default:
-		s, err = subnet.ReadTopology(bytes.NewReader(data))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("loading %s: %w", path, err)
-	}
-	return s, nil
-}
-
-// progress draws a one-line progress bar on a terminal.
-type progress struct {
-	mu   sync.Mutex
-	w    io.Writer
-	last time.Time
-	any  bool
-}
-
-// progressBar returns a bar on stderr when asked for, stderr is a
-// terminal and the output is not JSON; nil otherwise.
-func (e *Env) progressBar(want bool) *progress {
-	if !want || e.JSON {
-		return nil
-	}
-	f, ok := e.Stderr.(*os.File)
-	if !ok {
-		return nil
-	}
-	if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err != nil {
-		return nil
-	}
-	return &progress{w: f}
-}
-
-func (p *progress) update(d subnet.DiscoverProgress) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if time.Since(p.last) < 100*time.Millisecond && d.Done != d.Queued {
-		return
-	}
-	p.last = time.Now()
-	p.any = true
-	const width = 30
-	fill := 0
-	if d.Queued > 0 {
-		fill = width * d.Done / d.Queued
-	}
-	fmt.Fprintf(p.w, "\rdiscovering [%s%s] %d nodes, %d/%d SMPs ", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), d.Nodes, d.Done, d.Queued)
-}
-
-func (p *progress) done() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.any {
-		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 79))
-	}
-}
-
-// exitError carries the C tool's exit status.
-type exitError struct {
-	err  error
-	code int
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-func (e *exitError) ExitCode() int { return e.code }
 
 func newIBNetDiscover(e *Env) *cobra.Command {
 	var (
@@ -481,23 +218,6 @@ type PortJSON struct {
 	Remote    *PeerJSON `json:"remote,omitempty"`
 }
 
-// PeerJSON is the far end of a link.
-type PeerJSON struct {
-	GUID        string `json:"node_guid"`
-	Port        int    `json:"port"`
-	Description string `json:"description"`
-}
-
-// FailureJSON is a query that did not answer.
-type FailureJSON struct {
-	Path      string    `json:"dr_path"`
-	Node      string    `json:"node_guid,omitempty"`
-	Attribute string    `json:"attribute"`
-	Modifier  uint32    `json:"modifier"`
-	Via       *PeerJSON `json:"via,omitempty"`
-	Error     string    `json:"error"`
-}
-
 func nodeTypeName(t iba.NodeType) string {
 	switch t {
 	case iba.NodeTypeCA:
@@ -559,13 +279,6 @@ func topologyJSON(s *subnet.Subnet, rep *subnet.DiscoverReport) *TopologyJSON {
 		}
 	}
 	return doc
-}
-
-func smpAttrName(id uint16) string {
-	if s, ok := iba.LookupAttr(iba.ClassSubnMgt, id); ok {
-		return s.Name
-	}
-	return fmt.Sprintf("0x%04x", id)
 }
 
 // writeDot prints the subnet as an undirected Graphviz graph: a node per

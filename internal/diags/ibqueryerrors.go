@@ -1,26 +1,18 @@
 package diags
 
 import (
-	"bufio"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/iba"
-	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/namemap"
-	"github.com/rdmakit/rdmakit/sa"
-	"github.com/rdmakit/rdmakit/sched"
+	"github.com/rdmakit/rdmakit/perf"
 	"github.com/rdmakit/rdmakit/subnet"
 )
 
@@ -57,51 +49,6 @@ var qePCFields = []string{"PortSelect", "CounterSelect", "SymbolErrorCounter", "
 	"PortXmitDiscards", "PortXmitConstraintErrors", "PortRcvConstraintErrors", "CounterSelect2",
 	"LocalLinkIntegrityErrors", "ExcessiveBufferOverrunErrors", "VL15Dropped", "PortXmitData",
 	"PortRcvData", "PortXmitPkts", "PortRcvPkts", "PortXmitWait"}
-
-// qeCounter is one error counter in both layouts.
-type qeCounter struct {
-	name  string
-	basic func(*iba.PortCounters) uint64
-	ext   func(*iba.PortCountersExtended) uint64
-}
-
-// qeErrCounters are the counters ibqueryerrors checks, in its order
-// (IB_PC_ERR_SYM_F .. IB_PC_VL15_DROPPED_F, then PortXmitWait).
-var qeErrCounters = []qeCounter{
-	{"SymbolErrorCounter", func(p *iba.PortCounters) uint64 { return uint64(p.SymbolErrorCounter) }, func(p *iba.PortCountersExtended) uint64 { return p.SymbolErrorCounter }},
-	{"LinkErrorRecoveryCounter", func(p *iba.PortCounters) uint64 { return uint64(p.LinkErrorRecoveryCounter) }, func(p *iba.PortCountersExtended) uint64 { return p.LinkErrorRecoveryCounter }},
-	{"LinkDownedCounter", func(p *iba.PortCounters) uint64 { return uint64(p.LinkDownedCounter) }, func(p *iba.PortCountersExtended) uint64 { return p.LinkDownedCounter }},
-	{"PortRcvErrors", func(p *iba.PortCounters) uint64 { return uint64(p.PortRcvErrors) }, func(p *iba.PortCountersExtended) uint64 { return p.PortRcvErrors }},
-	{"PortRcvRemotePhysicalErrors", func(p *iba.PortCounters) uint64 { return uint64(p.PortRcvRemotePhysicalErrors) }, func(p *iba.PortCountersExtended) uint64 { return p.PortRcvRemotePhysicalErrors }},
-	{"PortRcvSwitchRelayErrors", func(p *iba.PortCounters) uint64 { return uint64(p.PortRcvSwitchRelayErrors) }, func(p *iba.PortCountersExtended) uint64 { return p.PortRcvSwitchRelayErrors }},
-	{"PortXmitDiscards", func(p *iba.PortCounters) uint64 { return uint64(p.PortXmitDiscards) }, func(p *iba.PortCountersExtended) uint64 { return p.PortXmitDiscards }},
-	{"PortXmitConstraintErrors", func(p *iba.PortCounters) uint64 { return uint64(p.PortXmitConstraintErrors) }, func(p *iba.PortCountersExtended) uint64 { return p.PortXmitConstraintErrors }},
-	{"PortRcvConstraintErrors", func(p *iba.PortCounters) uint64 { return uint64(p.PortRcvConstraintErrors) }, func(p *iba.PortCountersExtended) uint64 { return p.PortRcvConstraintErrors }},
-	{"LocalLinkIntegrityErrors", func(p *iba.PortCounters) uint64 { return uint64(p.LocalLinkIntegrityErrors) }, func(p *iba.PortCountersExtended) uint64 { return p.LocalLinkIntegrityErrors }},
-	{"ExcessiveBufferOverrunErrors", func(p *iba.PortCounters) uint64 { return uint64(p.ExcessiveBufferOverrunErrors) }, func(p *iba.PortCountersExtended) uint64 { return p.ExcessiveBufferOverrunErrors }},
-	{"VL15Dropped", func(p *iba.PortCounters) uint64 { return uint64(p.VL15Dropped) }, func(p *iba.PortCountersExtended) uint64 { return p.VL15Dropped }},
-	{"PortXmitWait", func(p *iba.PortCounters) uint64 { return uint64(p.PortXmitWait) }, func(p *iba.PortCountersExtended) uint64 { return p.PortXmitWait }},
-}
-
-// qeDataCounter is one data counter: its name and whether it counts
-// 4-octet units.
-type qeDataCounter struct {
-	name   string
-	octets bool
-	basic  func(*iba.PortCounters) uint64
-	ext    func(*iba.PortCountersExtended) uint64
-}
-
-var qeDataCounters = []qeDataCounter{
-	{"PortXmitData", true, func(p *iba.PortCounters) uint64 { return uint64(p.PortXmitData) }, func(p *iba.PortCountersExtended) uint64 { return p.PortXmitData }},
-	{"PortRcvData", true, func(p *iba.PortCounters) uint64 { return uint64(p.PortRcvData) }, func(p *iba.PortCountersExtended) uint64 { return p.PortRcvData }},
-	{"PortXmitPkts", false, func(p *iba.PortCounters) uint64 { return uint64(p.PortXmitPkts) }, func(p *iba.PortCountersExtended) uint64 { return p.PortXmitPkts }},
-	{"PortRcvPkts", false, func(p *iba.PortCounters) uint64 { return uint64(p.PortRcvPkts) }, func(p *iba.PortCountersExtended) uint64 { return p.PortRcvPkts }},
-	{"PortUnicastXmitPkts", false, nil, func(p *iba.PortCountersExtended) uint64 { return p.PortUnicastXmitPkts }},
-	{"PortUnicastRcvPkts", false, nil, func(p *iba.PortCountersExtended) uint64 { return p.PortUnicastRcvPkts }},
-	{"PortMulticastXmitPkts", false, nil, func(p *iba.PortCountersExtended) uint64 { return p.PortMulticastXmitPkts }},
-	{"PortMulticastRcvPkts", false, nil, func(p *iba.PortCountersExtended) uint64 { return p.PortMulticastRcvPkts }},
-}
 
 // The details attributes' field names (libibmad IB_PC_RCV_LOCAL_PHY_ERR_F
 // .. and IB_PC_XMT_INACT_DISC_F ..), 16 bits each from bit 32.
@@ -212,7 +159,7 @@ type QEData struct {
 type QEReset struct {
 	Node string `json:"node_guid"`
 	LID  uint16 `json:"lid"`
-	PerfReset
+	perf.Reset
 }
 
 func newIBQueryErrors(e *Env) *cobra.Command {
@@ -235,7 +182,7 @@ The SL of each query comes from an SA PathRecord table as in the C tool;
 without an SA (the C tool then stops) a warning is printed and SL 0 used.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runIBQueryErrors(e, f)
+			return runIBQueryErrors(e, f, cmd)
 		},
 	}
 	fl := c.Flags()
@@ -263,52 +210,6 @@ without an SA (the C tool then stops) a warning is printed and SL 0 used.`,
 	fl.IntVar(&f.pmaInFlight, "pma_in_flight", 0, "PMA queries outstanding at once in all (default 256)")
 	f.df.register(c, false)
 	return c
-}
-
-// qeThresholds is the threshold file as set_thresholds reads it: NAME=VALUE
-// lines for the error counters, # comments; the text is the summary's
-// "Thresholds: [NAME = VALUE]..." line, nil when the file is missing.
-type qeThresholds struct {
-	val  map[string]uint64
-	text *string
-}
-
-func qeReadThresholds(path string) qeThresholds {
-	t := qeThresholds{val: map[string]uint64{}}
-	fh, err := os.Open(path)
-	if err != nil {
-		return t
-	}
-	defer fh.Close()
-	s := "Thresholds: "
-	br := bufio.NewReader(fh)
-	for {
-		line, err := br.ReadString('\n')
-		if line != "" {
-			// strtok(buf, "\n") then strtok(p, "=") and strtok(NULL, "\n").
-			l := strings.TrimLeft(strings.TrimRight(line, "\n"), "\n")
-			if l != "" && l[0] != '#' {
-				l = strings.TrimLeft(l, "=")
-				name, val, ok := strings.Cut(l, "=")
-				if !ok {
-					// No value: the C tool crashes on it; ignore the line.
-					continue
-				}
-				v := cStrtoul(strings.TrimLeft(val, "="))
-				for _, c := range qeErrCounters {
-					if c.name == name {
-						t.val[name] = v
-						s += fmt.Sprintf("[%s = %d]", name, v)
-					}
-				}
-			}
-		}
-		if err != nil {
-			break
-		}
-	}
-	t.text = &s
-	return t
 }
 
 // qeHumanReadable is ibdiag_common.c's conv_cnt_human_readable, in single
@@ -344,110 +245,23 @@ func qeCounterText(name string, v uint64, data bool) string {
 	return fmt.Sprintf(" [%s == %d (%5.3f%s)]", name, v, float64(f), unit)
 }
 
-// qeRun is one ibqueryerrors run.
+// qeRun is one ibqueryerrors run: the sweep's options made from the flags,
+// and the rendering of its result as the C tool prints it.
 type qeRun struct {
 	e     *Env
 	f     *queryErrorsFlags
-	s     *session
-	sn    *subnet.Subnet
 	names *namemap.Map
-	thr   qeThresholds
-	sup   map[string]bool
-	sl    map[uint16]uint8
-	sched *sched.Scheduler
-	// early holds the nodes whose reading began while the discovery ran.
-	early   map[*subnet.Node]*qeNode
-	backlog []*qeNode // settled before the SLs were in
-	cancel  context.CancelFunc
-
-	mu     sync.Mutex
-	resets []QEReset
-	done   atomic.Int64
-	total  atomic.Int64
+	thr   *perf.Thresholds
+	// thrText is the summary's "Thresholds: ..." line, nil without a file.
+	thrText *string
+	sup     map[perf.Counter]bool
 }
 
-// qeNode is what was read from one node, filled by its jobs.
-type qeNode struct {
-	n        *subnet.Node
-	snap     qeSnap // what the queries use of n, copied when they began
-	key      string // the node in sched
-	name     string
-	lid      uint16
-	capMask  uint16
-	capMask2 uint32
-	allPort  bool
-	all      *qePort
-	ports    []*qePort // by port number, nil when not queried
-	checked  int
-	mu       sync.Mutex
-	warnings []string
-	fails    int
-	pending  atomic.Int32
-}
+// qeChecked are the counters ibqueryerrors checks: the error counters but
+// QP1Dropped.
+var qeChecked = perf.ErrorCounters[:len(perf.ErrorCounters)-1]
 
-// qeSnap is what a node's queries need of it: its type, ports and LIDs as
-// the discovery had them when the queries began. The queries may begin
-// while the discovery still runs (and may still add a port to a CA), so
-// they read this copy, never the node.
-type qeSnap struct {
-	typ      iba.NodeType
-	numPorts int
-	smaLID   uint16
-	enhSP0   bool
-	ports    []qeSnapPort // by port number; present false where ibnd has no port
-}
-
-type qeSnapPort struct {
-	present bool
-	lid     uint16
-	guid    iba.GUID
-}
-
-func snapNode(n *subnet.Node) qeSnap {
-	sn := qeSnap{typ: n.Type, numPorts: n.NumPorts, smaLID: n.SMALID, enhSP0: n.EnhancedSP0, ports: make([]qeSnapPort, n.NumPorts+1)}
-	for p := range sn.ports {
-		if pp := n.Port(p); pp != nil {
-			sn.ports[p] = qeSnapPort{true, pp.BaseLID, pp.GUID}
-		}
-	}
-	return sn
-}
-
-func (a *qeSnap) equal(b *qeSnap) bool {
-	if a.typ != b.typ || a.numPorts != b.numPorts || a.smaLID != b.smaLID || a.enhSP0 != b.enhSP0 || len(a.ports) != len(b.ports) {
-		return false
-	}
-	for i := range a.ports {
-		if a.ports[i] != b.ports[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// port is ibnd's node->ports[p] != NULL.
-func (a *qeSnap) port(p int) bool { return p >= 0 && p < len(a.ports) && a.ports[p].present }
-
-// qePort is one port's reading and the text it prints.
-type qePort struct {
-	num      int
-	lid      uint16
-	ok       bool
-	text     string // " [Name == N]..." of print_results or print_data_cnts
-	json     QEPort
-	pc       iba.PortCounters
-	pce      *iba.PortCountersExtended
-	hasError bool
-}
-
-func (n *qeNode) warn(format string, a ...any) {
-	n.mu.Lock()
-	n.warnings = append(n.warnings, fmt.Sprintf(format, a...))
-	n.fails++
-	n.mu.Unlock()
-}
-
-func runIBQueryErrors(e *Env, f *queryErrorsFlags) error {
+func runIBQueryErrors(e *Env, f *queryErrorsFlags, cmd *cobra.Command) error {
 	if f.df.direct != "" && f.df.loadCache != "" {
 		return &exitError{errors.New("Cannot specify cache and direct route path"), 255}
 	}
@@ -458,9 +272,28 @@ func runIBQueryErrors(e *Env, f *queryErrorsFlags) error {
 	if err != nil {
 		return err
 	}
+	q := &qeRun{e: e, f: f, names: names, sup: map[perf.Counter]bool{}}
+	if err := q.loadThresholds(cmd.Flags().Changed("threshold-file")); err != nil {
+		return err
+	}
+	for _, n := range f.suppressed {
+		if k, ok := perf.ParseCounter(n); ok {
+			q.sup[k] = true
+		}
+	}
 	partial := f.df.loadCache == "" && (f.df.guid != "" || f.df.direct != "")
 	if partial {
 		f.df.hops = 1
+	}
+	if !(f.switches || f.cas || f.routers) {
+		f.switches, f.cas, f.routers = true, true, true
+	}
+	m, err := e.discoveryMethod(&f.df)
+	if err != nil {
+		return err
+	}
+	if f.df.outstanding < 0 || f.df.perNode < 0 {
+		return usagef("-o, --per_node_smps and --hops must not be negative")
 	}
 	sess, err := e.open()
 	if err != nil {
@@ -471,212 +304,116 @@ func runIBQueryErrors(e *Env, f *queryErrorsFlags) error {
 		return &exitError{err, 255}
 	}
 	defer sess.Close()
-	q := &qeRun{e: e, f: f, s: sess, names: names, thr: qeReadThresholds(f.thresholdFile), sup: map[string]bool{}}
-	for _, n := range f.suppressed {
-		q.sup[n] = true
+
+	o := perf.SweepOptions{
+		Want:          func(n *subnet.Node) bool { return q.wanted(n.Type) },
+		AllPortsFirst: true,
+		Exceeds:       q.exceeds,
+		Data:          f.data,
+		DataOnly:      f.counters,
+		Details:       f.details,
+		Clear:         perf.ClearSelect{Errors: f.clearErrors, Data: f.clearCounts, Details: f.details},
+		// The C tool asks for no SLs when it starts from a port GUID.
+		PathSLs:     !f.skipSL && f.df.guid == "",
+		MaxInFlight: f.pmaInFlight,
+		PerNode:     f.perNodePMA,
 	}
-	// The path records (for SLs) come while the subnet is discovered; -D
-	// asks for one destination only, known once the scan is done.
-	var slDone chan struct{}
-	if !f.skipSL && f.df.guid == "" && f.df.direct == "" {
-		slDone = make(chan struct{})
-		go func() {
-			defer close(slDone)
-			q.sl = q.pathSLs(0)
-		}()
+	var notFound string
+	o.Select = func(s *subnet.Subnet) []*subnet.Node {
+		var nodes []*subnet.Node
+		switch {
+		case f.df.guid != "":
+			if p := s.PortByGUID(iba.GUID(cStrtoul(f.df.guid))); p != nil {
+				nodes = []*subnet.Node{p.Node}
+			} else {
+				notFound = f.df.guid
+			}
+		case f.df.direct != "":
+			if n, _ := s.From(); n != nil {
+				nodes = []*subnet.Node{n}
+			} else {
+				notFound = f.df.direct
+			}
+		default:
+			return s.IBNDOrder(func(n *subnet.Node) bool { return q.wanted(n.Type) })
+		}
+		kept := nodes[:0]
+		for _, n := range nodes {
+			if q.wanted(n.Type) {
+				kept = append(kept, n)
+			}
+		}
+		return kept
 	}
-	if !(f.switches || f.cas || f.routers) {
-		f.switches, f.cas, f.routers = true, true, true
+	src := "discovery"
+	if f.df.loadCache != "" {
+		if o.Subnet, err = loadSubnetFile(f.df.loadCache); err != nil {
+			return &exitError{err, 255}
+		}
+		src = f.df.loadCache
+	} else {
+		f.df.progressBar = true
+		opt, done, err := e.discoverOptions(sess, &f.df, m, nil)
+		if err != nil {
+			done()
+			var ue *UsageError
+			if errors.As(err, &ue) {
+				return err
+			}
+			return &exitError{err, 255}
+		}
+		o.Discover = opt
+		// The discovery's bar goes as the counters' bar comes.
+		o.Discover.Settled = nil
+		defer done()
 	}
-	// A whole-subnet sweep reads each node's counters as soon as the
-	// discovery is done with the node, not after the whole walk: the
-	// fabric answers both at once. Not when the sweep resets counters: a
-	// node the discovery changes afterwards is read again, and must read
-	// the same counters.
-	if !partial && f.df.loadCache == "" && !f.clearErrors && !f.clearCounts {
-		q.startSched()
-		defer q.stopSched() // a no-op once sweep has waited
-		q.early = map[*subnet.Node]*qeNode{}
-		f.df.settled = func(n *subnet.Node) { q.settled(n, slDone) }
+	if bar := e.progressBar(true); bar != nil {
+		o.Progress = func(p perf.SweepProgress) {
+			bar.update(subnet.DiscoverProgress{Done: p.Done, Queued: p.Queued, Nodes: p.Nodes})
+		}
+		defer bar.done()
 	}
-	f.df.progressBar = true
-	r, err := e.discover(&f.df, nil)
-	if slDone != nil {
-		<-slDone
-	}
-	q.launchBacklog()
+	res, err := perf.Sweep(e.Ctx, sess.f, o)
 	if err != nil {
-		var ue *UsageError
-		if errors.As(err, &ue) {
-			return err
-		}
-		return &exitError{err, 255}
+		return &exitError{fmt.Errorf("discover failed: %w", err), 255}
 	}
+	r := &discoverResult{s: res.Subnet, report: res.Report, source: src}
 	e.warnFailures("ibqueryerrors", r)
-	q.sn = r.s
-
-	// Which nodes: the one -G or -D names, or all of the types asked for.
-	var nodes []*subnet.Node
-	var dguid iba.GUID
-	switch {
-	case f.df.guid != "":
-		if p := r.s.PortByGUID(iba.GUID(cStrtoul(f.df.guid))); p != nil {
-			nodes = []*subnet.Node{p.Node}
-		} else {
-			fmt.Fprintf(e.Stderr, "Failed to find node: %s\n", f.df.guid)
-		}
-	case f.df.direct != "":
-		if n, _ := r.s.From(); n != nil {
-			nodes = []*subnet.Node{n}
-			dguid = n.NodeInfo().PortGUID
-		} else {
-			fmt.Fprintf(e.Stderr, "Failed to find node: %s\n", f.df.direct)
-		}
-	default:
-		nodes = ibndOrder(r.s, 0)
+	if res.SLError != nil {
+		fmt.Fprintf(e.Stderr, "ibqueryerrors: warning: the SA's path records (for the SL of each query): %v; using SL 0\n", res.SLError)
 	}
-	kept := nodes[:0]
-	for _, n := range nodes {
-		if q.wanted(n.Type) {
-			kept = append(kept, n)
-		}
+	if notFound != "" {
+		fmt.Fprintf(e.Stderr, "Failed to find node: %s\n", notFound)
 	}
-	nodes = kept
-	if !f.skipSL && f.df.direct != "" && dguid != 0 {
-		q.sl = q.pathSLs(dguid)
-	}
-
-	res := q.sweep(nodes)
 	return q.render(res, r)
 }
 
-// pathSLs is path_record_query: the SL of the path to every destination
-// LID (or to dguid only), from one SA PathRecord table.
-func (q *qeRun) pathSLs(dguid iba.GUID) map[uint16]uint8 {
-	lp := q.s.local
-	pr := &iba.PathRecord{SGID: iba.MakeGID(lp.GIDPrefix, lp.PortGUID), NumbPath: 1, Reversible: 1}
-	comps := []string{"SGID", "NumbPath", "Reversible"}
-	if dguid != 0 {
-		pr.DGID = iba.MakeGID(lp.GIDPrefix, dguid)
-		comps = append(comps, "DGID")
-	}
-	ctx, cancel := context.WithTimeout(q.e.Ctx, 10*time.Second)
-	defer cancel()
-	// One try: the SLs only refine the queries, and an SA that cannot
-	// send the table (ibsim carries no RMPP) must not cost the retries.
-	c := sa.New(q.s.mc)
-	t, err := c.Target(ctx)
-	if err == nil {
-		r := t.Route()
-		r.Tries = 1
-		var recs []iba.PathRecord
-		recs, err = sa.GetTable(ctx, sa.New(q.s.mc, sa.WithTarget(r)), pr, sa.Components(comps...))
-		if err == nil {
-			m := make(map[uint16]uint8, len(recs))
-			for _, r := range recs {
-				m[r.DLID] = r.SL
-			}
-			return m
-		}
-	}
-	{
-		fmt.Fprintf(q.e.Stderr, "ibqueryerrors: warning: the SA's path records (for the SL of each query): %v; using SL 0\n", err)
-		return nil
-	}
-}
-
-// target is the PMA of a LID, on the SL the path records give.
-func (q *qeRun) target(lid uint16) mad.Target {
-	return mad.Route{Addr: mad.Addr{LID: lid, SL: q.sl[lid], QPN: mad.QP1, QKey: mad.QP1QKey}, Name: "Lid " + strconv.Itoa(int(lid))}
-}
-
-// perf is a perfquery run aimed at lid, to reuse its query and reset.
-func (q *qeRun) perf(lid uint16) *perfRun {
-	return &perfRun{e: q.e, s: q.s, f: &perfQueryFlags{}, target: q.target(lid), res: &PerfQueryResult{}}
-}
-
-func (q *qeRun) submit(n *qeNode, name string, fn func(ctx context.Context)) {
-	q.total.Add(1)
-	n.pending.Add(1)
-	q.sched.Submit(n.key, name, func(ctx context.Context) error {
-		fn(ctx)
-		q.jobDone(n)
-		return nil
-	})
-}
-
-// submitAsync queues a job of n that holds no goroutine while its MAD is
-// out (sched.SubmitAsync): fn calls finish once, when it is over. fn's
-// continuations run on the MAD client's reader, so they may submit but
-// must not wait for another MAD.
-func (q *qeRun) submitAsync(n *qeNode, name string, fn func(ctx context.Context, finish func())) {
-	q.total.Add(1)
-	n.pending.Add(1)
-	q.sched.SubmitAsync(n.key, name, func(ctx context.Context, done func(error)) {
-		fn(ctx, func() {
-			q.jobDone(n)
-			done(nil)
-		})
-	})
-}
-
-func (q *qeRun) jobDone(n *qeNode) {
-	q.done.Add(1)
-	if n.pending.Add(-1) == 0 {
-		q.nodeDone(n)
-	}
-}
-
-// nodeDone runs once a node's reads are all in: the AllPortSelect reset
-// comes after them, as in the C tool.
-func (q *qeRun) nodeDone(n *qeNode) {
-	if n.allPort && (q.f.clearErrors || q.f.clearCounts) && n.all != nil {
-		q.sched.Submit(n.key, "clear", func(ctx context.Context) error {
-			q.clearPort(n, n.lid, allPorts)
+// loadThresholds reads --threshold-file. The default file may be absent
+// (the summary then says "(null)", as the C tool's does); one named on
+// purpose must be there.
+func (q *qeRun) loadThresholds(named bool) error {
+	if !named {
+		if _, err := os.Stat(q.f.thresholdFile); err != nil {
 			return nil
-		})
+		}
 	}
+	t, err := perf.LoadThresholds(q.f.thresholdFile)
+	if err != nil {
+		return err
+	}
+	q.thr = t
+	s := "Thresholds: "
+	for _, k := range t.Counters() {
+		s += fmt.Sprintf("[%s = %d]", k, t.Limit(k))
+	}
+	q.thrText = &s
+	return nil
 }
 
-// sweep reads every node's counters through the scheduler: many nodes at
-// once, a few queries per node.
-func (q *qeRun) sweep(nodes []*subnet.Node) []*qeNode {
-	q.startSched()
-	bar := q.e.progressBar(true)
-	stop := make(chan struct{})
-	if bar != nil {
-		go func() {
-			t := time.NewTicker(100 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					bar.update(subnet.DiscoverProgress{Done: int(q.done.Load()), Queued: int(q.total.Load()), Nodes: len(nodes)})
-				}
-			}
-		}()
-	}
-	res := make([]*qeNode, len(nodes))
-	for i, n := range nodes {
-		if qn := q.early[n]; qn != nil {
-			if sn := snapNode(n); qn.snap.equal(&sn) {
-				res[i] = qn
-				continue
-			}
-			// The discovery changed the node after its queries began:
-			// read it again, as it is now.
-		}
-		res[i] = q.newNode(n)
-		q.launch(res[i])
-	}
-	_, _ = q.sched.Wait()
-	close(stop)
-	if bar != nil {
-		bar.done()
-	}
-	return res
+// exceeds says whether a checked counter is beyond its threshold and not
+// suppressed.
+func (q *qeRun) exceeds(k perf.Counter, v uint64) bool {
+	return k != perf.QP1Dropped && !q.sup[k] && q.thr.Exceeds(k, v)
 }
 
 // wanted says whether --switch, --ca and --router select a node type.
@@ -684,304 +421,82 @@ func (q *qeRun) wanted(t iba.NodeType) bool {
 	return t == iba.NodeTypeSwitch && q.f.switches || t == iba.NodeTypeCA && q.f.cas || t == iba.NodeTypeRouter && q.f.routers
 }
 
-// settled runs on the discovery's walk each time it has processed every
-// query about node n: the node's reading can begin (once the SLs are in,
-// which the queries use). A node changed later is read again by sweep.
-func (q *qeRun) settled(n *subnet.Node, slDone chan struct{}) {
-	if q.early[n] != nil || !q.wanted(n.Type) {
-		return
+// warning is the C tool's words for a read or reset that failed.
+func (q *qeRun) warning(n *perf.NodeResult, name string, pe *perf.PortError) string {
+	switch {
+	case pe.Attribute == "ClassPortInfo":
+		return fmt.Sprintf("classportinfo query failed on %s, Lid %d port %d: %v", name, pe.LID, pe.Port, pe.Err)
+	case pe.Op == perf.OpReset && pe.Attribute == "PortCounters":
+		return fmt.Sprintf("Failed to reset errors %s port %d: %v", name, pe.Port, pe.Err)
+	case pe.Op == perf.OpReset:
+		return fmt.Sprintf("Failed to reset extended data counters %s, Lid %d port %d: %v", name, pe.LID, pe.Port, pe.Err)
+	case pe.Attribute == "PortCounters":
+		return fmt.Sprintf("IB_GSI_PORT_COUNTERS query failed on %s, Lid %d port %d: %v", name, pe.LID, pe.Port, pe.Err)
+	case pe.Attribute == "PortCountersExtended":
+		return fmt.Sprintf("IB_GSI_PORT_COUNTERS_EXT query failed on %s, Lid %d port %d: %v", name, pe.LID, pe.Port, pe.Err)
 	}
-	if n.Type != iba.NodeTypeSwitch {
-		// A CA with a port not found yet may be reached by it later in
-		// the walk (rails): read it when the walk is over, not twice.
-		for p := 1; p <= n.NumPorts; p++ {
-			if n.Port(p) == nil {
-				return
-			}
-		}
-	}
-	qn := q.newNode(n)
-	q.early[n] = qn
-	q.backlog = append(q.backlog, qn)
-	if slDone != nil {
-		select {
-		case <-slDone:
-		default:
-			return
-		}
-	}
-	q.launchBacklog()
+	return fmt.Sprintf("%s query failed on %s, Lid %d port %d: %v", pe.Attribute, name, pe.LID, pe.Port, pe.Err)
 }
 
-func (q *qeRun) launchBacklog() {
-	for _, qn := range q.backlog {
-		q.launch(qn)
+// portJSON is a port's --json record with its error counters.
+func (q *qeRun) portJSON(n *perf.NodeResult, pr *perf.PortResult, guid iba.GUID) QEPort {
+	j := QEPort{Port: pr.Port, GUID: guid.String(), LID: pr.LID, Counters: map[string]uint64{}}
+	for _, k := range qeChecked {
+		j.Counters[k.String()] = pr.Values[k]
 	}
-	q.backlog = nil
-}
-
-// startSched makes the scheduler of the counter reads.
-func (q *qeRun) startSched() {
-	if q.sched != nil {
-		return
-	}
-	ctx, cancel := context.WithCancel(q.e.Ctx)
-	q.cancel = cancel
-	q.sched = sched.New(ctx, sched.Options{MaxInFlight: q.f.pmaInFlight, PerTarget: q.f.perNodePMA,
-		Busy: func(err error) bool { return errors.Is(err, mad.ErrBusy) }})
-}
-
-// stopSched drops the reads still queued and waits for those running.
-func (q *qeRun) stopSched() {
-	if q.sched != nil && q.cancel != nil {
-		q.cancel()
-		_, _ = q.sched.Wait()
-	}
-}
-
-// newNode prepares the reading of one node as the discovery has it now.
-func (q *qeRun) newNode(n *subnet.Node) *qeNode {
-	qn := &qeNode{n: n, snap: snapNode(n), key: n.GUID.String(), name: nodeName(q.names, n), ports: make([]*qePort, n.NumPorts+1)}
-	if n.Type == iba.NodeTypeSwitch {
-		qn.lid = qn.snap.smaLID
-	} else {
-		for p := 1; p <= qn.snap.numPorts; p++ {
-			if qn.snap.port(p) {
-				qn.lid = qn.snap.ports[p].lid
-				break
-			}
-		}
-	}
-	return qn
-}
-
-// launch queues a node's first query; the rest follow from its answers.
-func (q *qeRun) launch(qn *qeNode) {
-	q.submitAsync(qn, "ClassPortInfo", func(ctx context.Context, finish func()) { q.startNode(ctx, qn, finish) })
-}
-
-// startNode is print_node up to the port loop: the PMA's capabilities, then
-// the AllPortSelect read or the ports.
-func (q *qeRun) startNode(ctx context.Context, n *qeNode, finish func()) {
-	cpi := &iba.ClassPortInfo{}
-	q.s.mc.StartPerformanceGet(ctx, q.target(n.lid), cpi, 0, func(err error) {
-		q.capabilities(n, cpi, err)
-		finish()
-	})
-}
-
-// capabilities takes in the PMA's ClassPortInfo (or the failure to read
-// it) and queues the node's counter reads.
-func (q *qeRun) capabilities(n *qeNode, cpi *iba.ClassPortInfo, err error) {
-	cpiPort := 0
-	if n.snap.typ != iba.NodeTypeSwitch {
-		for p := 1; p <= n.snap.numPorts; p++ {
-			if n.snap.port(p) {
-				cpiPort = p
-				break
-			}
-		}
-	}
-	if err != nil {
-		n.warn("classportinfo query failed on %s, Lid %d port %d: %v", n.name, n.lid, cpiPort, err)
-	} else {
-		n.capMask, n.capMask2 = cpi.CapabilityMask, cpi.CapabilityMask2
-		n.allPort = cpi.CapabilityMask&iba.PMCapAllPortSelect != 0
-	}
-	if n.allPort && !q.f.counters {
-		q.readErrorsJob(n, "PortCounters ALL", allPorts, n.lid, func(pr *qePort) {
-			n.all = pr
-			if pr.ok && pr.hasError {
-				q.portLoop(n)
-				return
-			}
-			n.checked += n.snap.numPorts
-		})
-		return
-	}
-	q.portLoop(n)
-}
-
-// readErrorsJob queues readErrors of one port (or allPorts) and then
-// then(its result). When the reading is one PortCounters and nothing
-// follows it (no PortCountersExtended, details or reset), the job holds
-// no goroutine while the MAD is out and then runs on the MAD client's
-// reader; otherwise it runs on a goroutine of its own.
-func (q *qeRun) readErrorsJob(n *qeNode, name string, port int, lid uint16, then func(*qePort)) {
-	if q.f.details || q.f.clearErrors || q.f.clearCounts || q.wantExt(n) {
-		q.submit(n, name, func(ctx context.Context) {
-			pr := q.readErrors(n, port, lid)
-			then(pr)
-			if !n.allPort && port != allPorts {
-				q.clearPort(n, lid, port)
-			}
-		})
-		return
-	}
-	q.submitAsync(n, name, func(ctx context.Context, finish func()) {
-		pr, r := q.newPort(n, port, lid)
-		r.start(ctx, port, &pr.pc, func(_ []byte, err error) {
-			q.errorsRead(n, pr, r, port, err)
-			then(pr)
-			finish()
-		})
-	})
-}
-
-func (q *qeRun) startPort(n *qeNode) int {
-	if n.snap.typ == iba.NodeTypeSwitch && n.snap.enhSP0 {
-		return 0
-	}
-	return 1
-}
-
-func (q *qeRun) portLoop(n *qeNode) {
-	for p := q.startPort(n); p <= n.snap.numPorts; p++ {
-		if !n.snap.port(p) {
-			continue
-		}
-		lid := n.snap.smaLID
-		if n.snap.typ != iba.NodeTypeSwitch {
-			lid = n.snap.ports[p].lid
-		}
-		n.checked++
-		if !q.f.counters {
-			q.readErrorsJob(n, "PortCounters", p, lid, func(pr *qePort) { n.ports[p] = pr })
-			continue
-		}
-		q.submit(n, "PortCounters", func(ctx context.Context) {
-			n.ports[p] = q.readData(n, p, lid)
-			if !n.allPort {
-				q.clearPort(n, lid, p)
-			}
-		})
-	}
-}
-
-// wantExt says whether print_errors reads PortCountersExtended after
-// PortCounters on n.
-func (q *qeRun) wantExt(n *qeNode) bool {
-	return q.extCapable(n) && (n.capMask2&iba.PMCap2AdditionalPortCountersExtended != 0 || q.f.data)
-}
-
-func (q *qeRun) extCapable(n *qeNode) bool {
-	return n.capMask&(iba.PMCapExtendedWidth|iba.PMCapExtendedWidthNoIETF) != 0
-}
-
-func (q *qeRun) portGUID(n *qeNode, port int) iba.GUID {
-	if port == allPorts || n.snap.typ == iba.NodeTypeSwitch {
-		if n.snap.port(0) {
-			return n.snap.ports[0].guid
-		}
-		return n.n.GUID
-	}
-	if n.snap.port(port) {
-		return n.snap.ports[port].guid
-	}
-	return 0
-}
-
-// portJSON starts a port's --json record; the text output needs none of
-// it, and a sweep of a large fabric makes one per port.
-func (q *qeRun) portJSON(port int, guid iba.GUID, lid uint16) QEPort {
-	j := QEPort{Port: port, LID: lid}
-	if q.e.JSON {
-		j.GUID, j.Counters = guid.String(), map[string]uint64{}
-	}
+	j.Extended = pr.Is64(perf.SymbolErrorCounter)
 	return j
 }
 
-// readErrors is print_errors and print_results: read PortCounters (and
-// PortCountersExtended when the PMA has it) and compose the line.
-func (q *qeRun) readErrors(n *qeNode, port int, lid uint16) *qePort {
-	pr, r := q.newPort(n, port, lid)
-	_, err := r.query(port, &pr.pc)
-	q.errorsRead(n, pr, r, port, err)
-	return pr
-}
-
-// newPort starts the record of a port's reading, and the perfquery run
-// that reads it.
-func (q *qeRun) newPort(n *qeNode, port int, lid uint16) (*qePort, *perfRun) {
-	pr := &qePort{num: port, lid: lid}
-	pr.json = q.portJSON(port, q.portGUID(n, port), lid)
-	return pr, q.perf(lid)
-}
-
-// errorsRead is readErrors once PortCounters is in (or failed with err):
-// it reads what else the port's line needs (PortCountersExtended, the
-// details) and composes it.
-func (q *qeRun) errorsRead(n *qeNode, pr *qePort, r *perfRun, port int, err error) {
-	lid := pr.lid
-	if err != nil {
-		n.warn("IB_GSI_PORT_COUNTERS query failed on %s, Lid %d port %d: %v", n.name, lid, port, err)
-		return
-	}
-	// PortCountersExtended matters when its 64-bit error counters are in
-	// use or --data shows its data counters; the C tool reads it whenever
-	// the PMA has it, which prints the same and costs a MAD per port.
-	if q.wantExt(n) {
-		pce := &iba.PortCountersExtended{}
-		if _, err := r.query(port, pce); err != nil {
-			n.warn("IB_GSI_PORT_COUNTERS_EXT query failed on %s, Lid %d port %d: %v", n.name, lid, port, err)
-			return
-		}
-		pr.pce = pce
-	}
-	pr.ok = true
-	if n.capMask&iba.PMCapPortCountersXmitWait == 0 {
-		pr.pc.PortXmitWait = 0
-	}
-	useExt := pr.pce != nil && n.capMask2&iba.PMCap2AdditionalPortCountersExtended != 0
-	pr.json.Extended = useExt
-	var b2 strings.Builder
-	for _, c := range qeErrCounters {
-		var v uint64
-		if useExt {
-			v = c.ext(pr.pce)
-		} else {
-			v = c.basic(&pr.pc)
-		}
-		if pr.json.Counters != nil {
-			pr.json.Counters[c.name] = v
-		}
-		if q.sup[c.name] || v <= q.thr.val[c.name] {
+// errorText is print_results: " [Name == N]" for each checked counter
+// beyond its threshold, with the details after PortXmitDiscards and
+// PortRcvErrors (--details), and the nonzero data counters (--data).
+func (q *qeRun) errorText(n *perf.NodeResult, pr *perf.PortResult, j *QEPort) string {
+	var b strings.Builder
+	for _, k := range qeChecked {
+		v := pr.Values[k]
+		if !q.exceeds(k, v) {
 			continue
 		}
-		if pr.json.Errors == nil {
-			pr.json.Errors = map[string]uint64{}
+		if q.e.JSON {
+			if j.Errors == nil {
+				j.Errors = map[string]uint64{}
+			}
+			j.Errors[k.String()] = v
 		}
-		pr.json.Errors[c.name] = v
-		if useExt {
-			b2.WriteString(qeCounterText(c.name, v, false))
+		if pr.Is64(k) {
+			b.WriteString(qeCounterText(k.String(), v, false))
 		} else {
-			fmt.Fprintf(&b2, " [%s == %d]", c.name, v)
+			fmt.Fprintf(&b, " [%s == %d]", k, v)
 		}
-		if q.f.details {
-			// The C tool reads each details attribute but names its fields
-			// after the other one (ibqueryerrors.c print_results); the
-			// text keeps that, --json names them rightly.
-			switch c.name {
-			case "PortXmitDiscards":
-				b2.WriteString(q.details(n, pr, r, port, &iba.PortXmitDiscardDetails{}, "PortXmitDiscardDetails", qeRcvErrDetail, qeXmitDiscDetail))
-			case "PortRcvErrors":
-				b2.WriteString(q.details(n, pr, r, port, &iba.PortRcvErrorDetails{}, "PortRcvErrorDetails", qeXmitDiscDetail, qeRcvErrDetail))
+		if !q.f.details {
+			continue
+		}
+		// The C tool reads each details attribute but names its fields
+		// after the other one (ibqueryerrors.c print_results); the text
+		// keeps that, --json names them rightly.
+		switch k {
+		case perf.PortXmitDiscards:
+			if pr.XmitDiscardDetails != nil {
+				b.WriteString(q.details(pr.XmitDiscardDetails, qeRcvErrDetail, qeXmitDiscDetail, j))
+			}
+		case perf.PortRcvErrors:
+			if pr.RcvErrorDetails != nil {
+				b.WriteString(q.details(pr.RcvErrorDetails, qeXmitDiscDetail, qeRcvErrDetail, j))
 			}
 		}
 	}
-	pr.text = b2.String()
-	pr.hasError = pr.text != ""
-	if pr.hasError && q.f.data {
-		pr.text += q.dataText(n, pr, true)
+	if b.Len() != 0 && q.f.data {
+		b.WriteString(q.dataText(n, pr, true, j))
 	}
+	return b.String()
 }
 
 // details is query_and_dump: the nonzero 16-bit fields from bit 32 of a
 // details attribute, labelled with printNames.
-func (q *qeRun) details(n *qeNode, pr *qePort, r *perfRun, port int, attr iba.Attribute, name string, printNames, realNames []string) string {
-	b, err := r.query(port, attr)
-	if err != nil {
-		n.warn("%s query failed on %s, Lid %d port %d: %v", name, n.name, pr.lid, port, err)
+func (q *qeRun) details(attr iba.Attribute, printNames, realNames []string, j *QEPort) string {
+	b := make([]byte, attr.Desc().Size)
+	if err := attr.MarshalTo(b); err != nil {
 		return ""
 	}
 	var s strings.Builder
@@ -992,10 +507,10 @@ func (q *qeRun) details(n *qeNode, pr *qePort, r *perfRun, port int, attr iba.At
 		}
 		v := binary.BigEndian.Uint16(b[off:])
 		if i < len(realNames) && v != 0 {
-			if pr.json.Details == nil {
-				pr.json.Details = map[string]uint64{}
+			if j.Details == nil {
+				j.Details = map[string]uint64{}
 			}
-			pr.json.Details[realNames[i]] = uint64(v)
+			j.Details[realNames[i]] = uint64(v)
 		}
 		if v != 0 {
 			fmt.Fprintf(&s, " [%s == %d]", pn, v)
@@ -1004,200 +519,147 @@ func (q *qeRun) details(n *qeNode, pr *qePort, r *perfRun, port int, attr iba.At
 	return s.String()
 }
 
+// qeDataCounters are the data counters in the C tool's order.
+var qeDataCounters = []perf.Counter{perf.PortXmitData, perf.PortRcvData, perf.PortXmitPkts, perf.PortRcvPkts,
+	perf.PortUnicastXmitPkts, perf.PortUnicastRcvPkts, perf.PortMulticastXmitPkts, perf.PortMulticastRcvPkts}
+
 // dataText prints the data counters of a port read: nonzero ones only
 // after errors (--data), all with --counters.
-func (q *qeRun) dataText(n *qeNode, pr *qePort, nonzero bool) string {
+func (q *qeRun) dataText(n *perf.NodeResult, pr *perf.PortResult, nonzero bool, j *QEPort) string {
 	d := &QEData{Packets: map[string]uint64{}}
 	var s strings.Builder
 	last := 4
-	if pr.pce != nil {
+	if pr.PortCountersExtended != nil {
 		d.Extended = true
-		if n.capMask&iba.PMCapExtendedWidth != 0 {
+		if n.Caps.ExtendedUnicast() {
 			last = len(qeDataCounters)
 		}
 	}
-	for _, c := range qeDataCounters[:last] {
-		var v uint64
-		if pr.pce != nil {
-			v = c.ext(pr.pce)
-		} else {
-			v = c.basic(&pr.pc)
-		}
-		switch c.name {
-		case "PortXmitData":
+	for _, k := range qeDataCounters[:last] {
+		v := pr.Values[k]
+		switch k {
+		case perf.PortXmitData:
 			d.XmitDataUnits, d.XmitDataOctets = v, v*4
-		case "PortRcvData":
+		case perf.PortRcvData:
 			d.RcvDataUnits, d.RcvDataOctets = v, v*4
 		default:
-			d.Packets[c.name] = v
+			d.Packets[k.String()] = v
 		}
 		if v != 0 || !nonzero {
-			s.WriteString(qeCounterText(c.name, v, c.octets))
+			s.WriteString(qeCounterText(k.String(), v, k.IsData()))
 		}
 	}
-	pr.json.Data = d
+	j.Data = d
 	return s.String()
-}
-
-// readData is print_data_cnts (--counters).
-func (q *qeRun) readData(n *qeNode, port int, lid uint16) *qePort {
-	pr := &qePort{num: port, lid: lid}
-	pr.json = q.portJSON(port, n.n.GUID, lid)
-	r := q.perf(lid)
-	if q.extCapable(n) {
-		pce := &iba.PortCountersExtended{}
-		if _, err := r.query(port, pce); err != nil {
-			n.warn("IB_GSI_PORT_COUNTERS_EXT query failed on %s, Lid %d port %d: %v", n.name, lid, port, err)
-			return pr
-		}
-		pr.pce = pce
-	} else if _, err := r.query(port, &pr.pc); err != nil {
-		n.warn("IB_GSI_PORT_COUNTERS query failed on %s, Lid %d port %d: %v", n.name, lid, port, err)
-		return pr
-	}
-	pr.ok = true
-	pr.text = q.dataText(n, pr, false)
-	return pr
-}
-
-// clearPort is clear_port: -k resets the error counters (and the details
-// with --details), -K the data counters, in PortCounters and, where the
-// PMA has it, PortCountersExtended (IBA 16.1.3.5 CounterSelect bits).
-func (q *qeRun) clearPort(n *qeNode, lid uint16, port int) {
-	r := q.perf(lid)
-	mask := uint32(0)
-	if q.f.clearErrors {
-		mask |= 0xfff
-		if n.capMask&iba.PMCapPortCountersXmitWait != 0 {
-			mask |= 0x10000
-		}
-	}
-	if q.f.clearCounts {
-		mask |= 0xf000
-	}
-	if mask != 0 {
-		if err := r.reset(port, mask, "PortCounters", &iba.PortCounters{}); err != nil {
-			n.warn("Failed to reset errors %s port %d: %v", n.name, port, err)
-		}
-	}
-	if q.f.clearErrors && q.f.details {
-		_ = r.reset(port, 0xf, "PortXmitDiscardDetails", &iba.PortXmitDiscardDetails{})
-		_ = r.reset(port, 0x3f, "PortRcvErrorDetails", &iba.PortRcvErrorDetails{})
-	}
-	if q.extCapable(n) {
-		mask = 0
-		if q.f.clearCounts {
-			mask = 0x0f
-			if n.capMask&iba.PMCapExtendedWidth != 0 {
-				mask = 0xff
-			}
-		}
-		if q.f.clearErrors && n.capMask2&iba.PMCap2AdditionalPortCountersExtended != 0 {
-			mask |= 0xfff0000
-			if n.capMask&iba.PMCapPortCountersXmitWait != 0 {
-				mask |= 1 << 28
-			}
-		}
-		if mask != 0 {
-			if err := r.reset(port, mask, "PortCountersExtended", &iba.PortCountersExtended{}); err != nil {
-				n.warn("Failed to reset extended data counters %s, Lid %d port %d: %v", n.name, lid, port, err)
-			}
-		}
-	}
-	q.mu.Lock()
-	for _, rs := range r.res.Resets {
-		q.resets = append(q.resets, QEReset{Node: n.n.GUID.String(), LID: lid, PerfReset: rs})
-	}
-	q.mu.Unlock()
 }
 
 // render prints what the sweep read in the C tool's order, then the
 // summary; exit status 1 when a port has errors.
-func (q *qeRun) render(nodes []*qeNode, r *discoverResult) error {
+func (q *qeRun) render(res *perf.SweepResult, r *discoverResult) error {
 	var b strings.Builder
 	var sum QESummary
-	doc := &QueryErrorsResult{Nodes: make([]QENode, 0, len(nodes)), Thresholds: q.thr.val, Suppressed: append([]string{}, q.f.suppressed...), Unreachable: []FailureJSON{}, Resets: q.resets}
-	for _, n := range nodes {
-		for _, w := range n.warnings {
+	var thr map[string]uint64
+	if q.thr != nil {
+		thr = map[string]uint64{}
+		for _, k := range q.thr.Counters() {
+			thr[k.String()] = q.thr.Limit(k)
+		}
+	}
+	doc := &QueryErrorsResult{Nodes: make([]QENode, 0, len(res.Nodes)), Thresholds: thr, Suppressed: append([]string{}, q.f.suppressed...), Unreachable: unreachableJSON(r)}
+	for _, n := range res.Nodes {
+		name := nodeName(q.names, n.Node)
+		var warnings []string
+		for _, pe := range n.Errors {
+			w := q.warning(n, name, pe)
+			warnings = append(warnings, w)
 			fmt.Fprintf(q.e.Stderr, "ibqueryerrors: warning: %s\n", w)
 		}
-		sum.PMAQueryFailures += n.fails
+		sum.PMAQueryFailures += len(n.Errors)
 		sum.NodesChecked++
-		sum.PortsChecked += n.checked
-		jn := QENode{Type: liNodeType(n.n.Type), GUID: n.n.GUID.String(), Name: n.name, LID: n.lid, CapMask: n.capMask, CapMask2: n.capMask2, Ports: []QEPort{}, Failures: n.warnings}
+		sum.PortsChecked += n.PortsChecked
+		jn := QENode{Type: liNodeType(n.Type), GUID: n.GUID.String(), Name: name, LID: n.LID, CapMask: n.Caps.CapMask, CapMask2: n.Caps.CapMask2, Ports: []QEPort{}, Failures: warnings}
+		for _, rs := range n.Resets {
+			doc.Resets = append(doc.Resets, QEReset{Node: n.GUID.String(), LID: n.LID, Reset: rs})
+		}
 		header := false
 		if q.f.counters {
-			for _, pr := range n.ports {
-				if pr == nil || !pr.ok {
+			for _, pr := range n.Ports {
+				if pr == nil || !pr.OK {
 					continue
 				}
 				if !header {
-					fmt.Fprintf(&b, "Data Counters for 0x%x \"%s\"\n", uint64(n.n.GUID), n.name)
+					fmt.Fprintf(&b, "Data Counters for 0x%x \"%s\"\n", uint64(n.GUID), name)
 					header = true
 				}
-				fmt.Fprintf(&b, "   GUID 0x%x port %d:%s\n", uint64(n.n.GUID), pr.num, pr.text)
+				j := QEPort{Port: pr.Port, GUID: n.GUID.String(), LID: pr.LID}
+				fmt.Fprintf(&b, "   GUID 0x%x port %d:%s\n", uint64(n.GUID), pr.Port, q.dataText(n, pr, false, &j))
 				if q.f.reportPort {
-					q.portConfig(&b, n.n, pr.num)
+					q.portConfig(&b, n.Node, pr.Port)
 				}
-				jn.Ports = append(jn.Ports, pr.json)
+				jn.Ports = append(jn.Ports, j)
 			}
-		} else {
-			errHeader := func() {
-				if header {
-					return
-				}
-				if n.n.Type == iba.NodeTypeSwitch {
-					fmt.Fprintf(&b, "Errors for 0x%x \"%s\"\n", uint64(q.portGUID(n, 0)), n.name)
-				} else {
-					fmt.Fprintf(&b, "Errors for \"%s\"\n", n.name)
-				}
-				header = true
-				sum.BadNodes++
-				jn.Bad = true
+			doc.Nodes = append(doc.Nodes, jn)
+			continue
+		}
+		errHeader := func() {
+			if header {
+				return
 			}
-			if pr := n.all; pr != nil && pr.ok {
-				j := pr.json
-				jn.AllPorts = &j
-				if pr.hasError {
-					errHeader()
-					if n.n.Type == iba.NodeTypeSwitch {
-						fmt.Fprintf(&b, "   GUID 0x%x port ALL:%s\n", uint64(q.portGUID(n, 0)), pr.text)
-					}
-				}
+			if n.Type == iba.NodeTypeSwitch {
+				fmt.Fprintf(&b, "Errors for 0x%x \"%s\"\n", uint64(n.PortGUID(0)), name)
+			} else {
+				fmt.Fprintf(&b, "Errors for \"%s\"\n", name)
 			}
-			total := &perfSum{}
-			summed := 0
-			for _, pr := range n.ports {
-				if pr == nil || !pr.ok {
-					continue
-				}
-				jn.Ports = append(jn.Ports, pr.json)
-				total.addBasic(&pr.pc)
-				summed++
-				if !pr.hasError {
-					continue
-				}
+			header = true
+			sum.BadNodes++
+			jn.Bad = true
+		}
+		if pr := n.All; pr != nil && pr.OK {
+			j := q.portJSON(n, pr, n.PortGUID(perf.AllPorts))
+			text := q.errorText(n, pr, &j)
+			jn.AllPorts = &j
+			if text != "" {
 				errHeader()
-				fmt.Fprintf(&b, "   GUID 0x%x port %d:%s\n", uint64(q.portGUID(n, pr.num)), pr.num, pr.text)
-				if q.f.reportPort {
-					q.portConfig(&b, n.n, pr.num)
+				if n.Type == iba.NodeTypeSwitch {
+					fmt.Fprintf(&b, "   GUID 0x%x port ALL:%s\n", uint64(n.PortGUID(0)), text)
 				}
-				sum.BadPorts++
 			}
-			if !n.allPort && summed > 1 {
-				t := QEPort{Port: allPorts, GUID: n.n.GUID.String(), LID: n.lid, Counters: map[string]uint64{}}
-				for _, c := range qeErrCounters {
-					t.Counters[c.name] = c.basic(&total.basic)
-				}
-				jn.Total = &t
+		}
+		total := &iba.PortCounters{}
+		summed := 0
+		for _, pr := range n.Ports {
+			if pr == nil || !pr.OK {
+				continue
 			}
+			j := q.portJSON(n, pr, n.PortGUID(pr.Port))
+			text := q.errorText(n, pr, &j)
+			jn.Ports = append(jn.Ports, j)
+			perf.AddPortCounters(total, pr.PortCounters)
+			summed++
+			if text == "" {
+				continue
+			}
+			errHeader()
+			fmt.Fprintf(&b, "   GUID 0x%x port %d:%s\n", uint64(n.PortGUID(pr.Port)), pr.Port, text)
+			if q.f.reportPort {
+				q.portConfig(&b, n.Node, pr.Port)
+			}
+			sum.BadPorts++
+		}
+		if !n.Caps.AllPortSelect() && summed > 1 {
+			t := QEPort{Port: perf.AllPorts, GUID: n.GUID.String(), LID: n.LID, Counters: map[string]uint64{}}
+			c := perf.FromPortCounters(total, n.Caps)
+			for _, k := range qeChecked {
+				t.Counters[k.String()] = c.Values[k]
+			}
+			jn.Total = &t
 		}
 		doc.Nodes = append(doc.Nodes, jn)
 	}
 	fmt.Fprintf(&b, "\n## Summary: %d nodes checked, %d bad nodes found\n", sum.NodesChecked, sum.BadNodes)
 	fmt.Fprintf(&b, "##          %d ports checked, %d ports have errors beyond threshold\n", sum.PortsChecked, sum.BadPorts)
-	if q.thr.text != nil {
-		fmt.Fprintf(&b, "## %s\n", *q.thr.text)
+	if q.thrText != nil {
+		fmt.Fprintf(&b, "## %s\n", *q.thrText)
 	} else {
 		b.WriteString("## (null)\n")
 	}
@@ -1210,15 +672,6 @@ func (q *qeRun) render(nodes []*qeNode, r *discoverResult) error {
 	}
 	b.WriteString("\n")
 	doc.Summary = sum
-	if r.report != nil {
-		for _, f := range r.report.Unreachable() {
-			fj := FailureJSON{Path: f.Path.String(), Attribute: smpAttrName(f.Attr), Error: f.Err.Error()}
-			if f.Via != nil {
-				fj.Via = &PeerJSON{GUID: f.Via.Node.GUID.String(), Port: f.Via.Num, Description: f.Via.Node.Description()}
-			}
-			doc.Unreachable = append(doc.Unreachable, fj)
-		}
-	}
 	var err error
 	if q.e.JSON {
 		err = q.e.writeJSON("ibqueryerrors", doc)

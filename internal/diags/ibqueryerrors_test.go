@@ -87,8 +87,19 @@ func TestIBQueryErrorsLive(t *testing.T) {
 	}
 	dropMADs(t, db, "H-3", 1, lidOf("H-3"))
 	thr := filepath.Join(dir, "thresholds")
-	if err := os.WriteFile(thr, []byte("# test\n\nPortRcvErrors=1000\nSymbolErrorCounter=5\nNoSuchCounter=3\n"), 0o644); err != nil {
+	if err := os.WriteFile(thr, []byte("# test\n\nPortRcvErrors=1000\nSymbolErrorCounter=5\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// Where the C tool skips a threshold line it cannot use, or a file
+	// that is not there, ours stops and says which (docs/ibtool.md).
+	bogus := filepath.Join(dir, "bogus")
+	if err := os.WriteFile(bogus, []byte("# test\n\nPortRcvErrors=1000\nSymbolErrorCounter=5\nNoSuchCounter=3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, msg string }{{bogus, "line 5"}, {filepath.Join(dir, "none"), "no such file"}} {
+		if _, errOut, code := db.ours(t, "ibqueryerrors", "--skip-sl", "--threshold-file", c.file); code != 1 || !strings.Contains(errOut, c.msg) {
+			t.Errorf("--threshold-file %s: exit %d, stderr %q", c.file, code, errOut)
+		}
 	}
 	empty := filepath.Join(dir, "empty")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
@@ -101,7 +112,7 @@ func TestIBQueryErrorsLive(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"-r"}, {"--details"}, {"--switch"}, {"--ca"}, {"--router"}, {"--ca", "--switch"},
 		{"-s", "PortRcvErrors"}, {"-s", "PortRcvErrors,SymbolErrorCounter", "-c"}, {"-c"}, {"-s", "Bogus"},
-		{"--threshold-file", thr}, {"--threshold-file", empty}, {"--threshold-file", filepath.Join(dir, "none")},
+		{"--threshold-file", thr}, {"--threshold-file", empty},
 		{"--skip-sl"}, {"-R"}, {"-o", "1"},
 		{"--load-cache", cache}, {"--load-cache", cache, "-G", "0x0002c90300c00031"}, {"--load-cache", cache, "-S", "0x0002c90300a00001", "-r"},
 		{"--load-cache", cache, "-G", "0x99"},
@@ -211,8 +222,8 @@ func TestIBQueryErrorsSimErrors(t *testing.T) {
 	dir := t.TempDir()
 	thr := filepath.Join(dir, "thresholds")
 	lines := []string{}
-	for _, c := range qeErrCounters {
-		lines = append(lines, c.name+"=5")
+	for _, c := range qeChecked {
+		lines = append(lines, c.String()+"=5")
 	}
 	if err := os.WriteFile(thr, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -223,9 +234,9 @@ func TestIBQueryErrorsSimErrors(t *testing.T) {
 	} {
 		out := b.compare(t, false, append([]string{"--skip-sl"}, args...)...)
 		if len(args) == 0 {
-			for _, c := range qeErrCounters {
-				if !strings.Contains(out, "["+c.name+" == ") {
-					t.Errorf("%s is not reported:\n%s", c.name, out)
+			for _, c := range qeChecked {
+				if !strings.Contains(out, "["+c.String()+" == ") {
+					t.Errorf("%s is not reported:\n%s", c, out)
 				}
 			}
 			if !strings.Contains(out, "[LinkErrorRecoveryCounter == 255]") || !strings.Contains(out, "[PortRcvErrors == 65535]") {
@@ -311,13 +322,23 @@ func TestIBQueryErrorsText(t *testing.T) {
 	}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "t")
-	os.WriteFile(p, []byte("#c\n\nSymbolErrorCounter=0x10\nPortXmitWait=7\nBogus=1\nVL15Dropped\n"), 0o644)
-	th := qeReadThresholds(p)
-	if th.text == nil || *th.text != "Thresholds: [SymbolErrorCounter = 16][PortXmitWait = 7]" || th.val["VL15Dropped"] != 0 {
-		t.Errorf("thresholds %v %v", th.val, th.text)
+	os.WriteFile(p, []byte("#c\n\nSymbolErrorCounter=0x10\nPortXmitWait=7\n"), 0o644)
+	q := &qeRun{f: &queryErrorsFlags{thresholdFile: p}}
+	if err := q.loadThresholds(true); err != nil || q.thrText == nil || *q.thrText != "Thresholds: [SymbolErrorCounter = 16][PortXmitWait = 7]" {
+		t.Errorf("thresholds %v %v", q.thrText, err)
 	}
-	if th := qeReadThresholds(filepath.Join(dir, "none")); th.text != nil {
-		t.Errorf("a missing file gives %q", *th.text)
+	q = &qeRun{f: &queryErrorsFlags{thresholdFile: filepath.Join(dir, "none")}}
+	if err := q.loadThresholds(false); err != nil || q.thrText != nil {
+		t.Errorf("a missing default file gives %v, %v", q.thrText, err)
+	}
+	if err := q.loadThresholds(true); err == nil {
+		t.Error("a missing file named on purpose is accepted")
+	}
+	// Where the C tool skips a line it cannot use, ours names it.
+	os.WriteFile(p, []byte("SymbolErrorCounter=1\nBogus=1\n"), 0o644)
+	q = &qeRun{f: &queryErrorsFlags{thresholdFile: p}}
+	if err := q.loadThresholds(true); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("an unknown counter: error %v", err)
 	}
 	var sup []string
 	qeSuppress{&sup}.Set("PortRcvErrors,Nonsense,VL15Dropped")

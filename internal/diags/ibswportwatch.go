@@ -10,6 +10,8 @@ import (
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
+	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/perf"
 )
 
 // ibswportwatch: python-rdma's counter watch (libibtool/perfquery.py
@@ -134,36 +136,40 @@ func runWatch(e *Env, f *watchFlags, args []string, open func() (*session, error
 		return err
 	}
 	defer s.Close()
-	pr := &perfRun{e: e, s: s, f: &perfQueryFlags{}, res: &PerfQueryResult{}}
+	var target mad.Target
 	port := int(s.local.PortNum)
 	if len(args) > 0 {
-		if pr.target, err = s.gmpTarget(args[0], &f.addr); err != nil {
+		if target, err = s.gmpTarget(args[0], &f.addr); err != nil {
 			return fmt.Errorf("resolving %s: %w", args[0], err)
 		}
 		port = 1
 		var ni iba.NodeInfo
-		if err := s.SubnGet(e.Ctx, ibpath.NewLID(pr.target.Route().Addr.LID), &ni, 0); err == nil && ni.NodeType != iba.NodeTypeSwitch {
+		if err := s.SubnGet(e.Ctx, ibpath.NewLID(target.Route().Addr.LID), &ni, 0); err == nil && ni.NodeType != iba.NodeTypeSwitch {
 			port = int(ni.LocalPortNum)
 		}
-	} else if pr.target, err = s.gmpTarget(fmt.Sprint(s.local.LID), &addrFlags{}); err != nil {
+	} else if target, err = s.gmpTarget(fmt.Sprint(s.local.LID), &addrFlags{}); err != nil {
 		return fmt.Errorf("resolving the local port: %w", err)
 	}
 	if len(args) > 1 {
 		port = cPort(args[1])
 	}
 	if f.all {
-		port = allPorts
+		port = perf.AllPorts
 	}
 	d := newAttr().Desc()
-	res := &WatchResult{LID: pr.target.Route().Addr.LID, Port: port, Attribute: d.Name}
+	res := &WatchResult{LID: target.Route().Addr.LID, Port: port, Attribute: d.Name}
 	w := bufio.NewWriter(e.Stdout)
 	var last []uint64
 	var lastTime time.Time
 	start := time.Now()
 	for n := 0; f.count == 0 || n < f.count; n++ {
-		b, err := pr.query(port, newAttr())
+		attr := newAttr()
+		if err := perf.Get(e.Ctx, s.mc, target, port, attr); err != nil {
+			return err
+		}
+		b, err := marshal(attr)
 		if err != nil {
-			return fmt.Errorf("reading %s of port %d: %w", d.Name, port, err)
+			return err
 		}
 		now := time.Now()
 		dt := 0.0

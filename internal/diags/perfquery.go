@@ -2,9 +2,9 @@ package diags
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -15,15 +15,12 @@ import (
 	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/perf"
 )
 
 func init() {
 	register(command{name: "perfquery", make: newPerfQuery})
 }
-
-// allPorts is PortSelect 0xFF: every port at once, where the PMA has
-// AllPortSelect (IBA 16.1.3.5).
-const allPorts = 0xff
 
 // maxPortList is perfquery's MAX_PORTS: the most ports a list or range
 // names.
@@ -86,7 +83,7 @@ type PerfQueryResult struct {
 	// at their width, as they do in the PMA.
 	Aggregate *PerfCounters `json:"aggregate,omitempty"`
 	// Resets are the PerformanceSets sent (-r, -R).
-	Resets []PerfReset `json:"resets,omitempty"`
+	Resets []perf.Reset `json:"resets,omitempty"`
 }
 
 // PerfCounters is one attribute of one port, decoded by IBA names.
@@ -94,14 +91,6 @@ type PerfCounters struct {
 	Port      int             `json:"port"`
 	Attribute string          `json:"attribute"`
 	Data      json.RawMessage `json:"data"`
-}
-
-// PerfReset is one counter reset: the attribute, the port and the
-// CounterSelect bits sent (CounterSelect2 in bits 16 and up).
-type PerfReset struct {
-	Port          int    `json:"port"`
-	Attribute     string `json:"attribute"`
-	CounterSelect uint64 `json:"counterSelect"`
 }
 
 func newPerfQuery(e *Env) *cobra.Command { return newPerfQueryWith(e, e.open) }
@@ -197,7 +186,7 @@ func perfQueryWith(e *Env, f *perfQueryFlags, args []string, open func() (*sessi
 	}
 	port := 0
 	if f.allPorts {
-		port = allPorts
+		port = perf.AllPorts
 	}
 	var ports []int
 	var err error
@@ -264,10 +253,10 @@ func (r *perfRun) run(port int, ports []int, mask uint32, extMask uint64, nargs 
 
 	allPortsLoop := false
 	if capMask&iba.PMCapAllPortSelect == 0 {
-		if !f.allPorts && port == allPorts {
+		if !f.allPorts && port == perf.AllPorts {
 			return iberror(nil, "AllPortSelect not supported")
 		}
-		if f.allPorts && port == allPorts {
+		if f.allPorts && port == perf.AllPorts {
 			allPortsLoop = true
 		}
 	}
@@ -285,7 +274,7 @@ func (r *perfRun) run(port int, ports []int, mask uint32, extMask uint64, nargs 
 		return r.common(port, port, mask, !f.resetOnly, f.resetOnly || f.reset, a.name, a.attr)
 	}
 
-	loop := allPortsLoop || (f.loopPorts && (f.allPorts || port == allPorts))
+	loop := allPortsLoop || (f.loopPorts && (f.allPorts || port == perf.AllPorts))
 	start, numPorts := 1, 0
 	if loop {
 		var ni iba.NodeInfo
@@ -364,67 +353,28 @@ func (r *perfRun) run(port int, ports []int, mask uint32, extMask uint64, nargs 
 	}
 	for _, p := range each {
 		if f.extended {
-			if err := r.reset(p, mask, "PortCountersExtended", &iba.PortCountersExtended{}); err != nil {
+			if err := r.reset(p, mask, &iba.PortCountersExtended{}); err != nil {
 				return iberror(err, "perf ext reset")
 			}
-		} else if err := r.reset(p, mask, "PortCounters", &iba.PortCounters{}); err != nil {
+		} else if err := r.reset(p, mask, &iba.PortCounters{}); err != nil {
 			return iberror(err, "perf reset")
 		}
 	}
 	return nil
 }
 
-// query reads a PerfMgt attribute of one port: every PerfMgt attribute
-// perfquery reads has PortSelect in its second byte.
+// query reads a PerfMgt attribute of one port and returns it encoded,
+// for the printers.
 func (r *perfRun) query(port int, attr iba.Attribute) ([]byte, error) {
-	b, err := portSelect(port, attr)
-	if err != nil {
-		return nil, err
+	// PortSelect is a byte: perfquery's port goes in as the C tool's does.
+	if err := perf.Get(r.e.Ctx, r.s.mc, r.target, port&0xff, attr); err != nil {
+		return nil, errors.Unwrap(err)
 	}
-	if err := r.s.mc.PerformanceGet(r.e.Ctx, r.target, attr, 0); err != nil {
-		return nil, err
-	}
-	if err := remarshal(attr, b); err != nil {
-		return nil, err
+	b := make([]byte, attr.Desc().Size)
+	if err := attr.MarshalTo(b); err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", attr.Desc().Name, err)
 	}
 	return b, nil
-}
-
-// start is query through mad.Client.StartPerformanceGet: done gets what
-// query would return, on the client's reader (it must not wait for
-// another RPC).
-func (r *perfRun) start(ctx context.Context, port int, attr iba.Attribute, done func([]byte, error)) {
-	b, err := portSelect(port, attr)
-	if err != nil {
-		done(nil, err)
-		return
-	}
-	r.s.mc.StartPerformanceGet(ctx, r.target, attr, 0, func(err error) {
-		if err == nil {
-			err = remarshal(attr, b)
-		}
-		if err != nil {
-			done(nil, err)
-			return
-		}
-		done(b, nil)
-	})
-}
-
-// portSelect sets attr to a request for port (PortSelect, bits 8-15 of a
-// PerfMgt attribute) and returns the buffer that remarshal fills.
-func portSelect(port int, attr iba.Attribute) ([]byte, error) {
-	b := make([]byte, attr.Desc().Size)
-	b[1] = byte(port)
-	return b, attr.Unmarshal(b)
-}
-
-// remarshal encodes the attribute a reply decoded into b.
-func remarshal(attr iba.Attribute, b []byte) error {
-	if err := attr.MarshalTo(b); err != nil {
-		return fmt.Errorf("encoding %s: %w", attr.Desc().Name, err)
-	}
-	return nil
 }
 
 // record adds an attribute read to the JSON result.
@@ -436,35 +386,13 @@ func (r *perfRun) record(port int, d *iba.Struct, b []byte) (*PerfCounters, erro
 	return &PerfCounters{Port: port, Attribute: d.Name, Data: bytes.TrimSpace(j.Bytes())}, nil
 }
 
-// reset is libibmad's performance_reset_via: a PerformanceSet with
-// PortSelect, CounterSelect the low 16 bits of mask, and CounterSelect2 the
-// bits above (PortCountersExtended's 32-bit one, or the byte at offset 18
-// that is PortCounters' CounterSelect2 for every other attribute, as
-// libibmad writes it). A zero mask selects everything.
-func (r *perfRun) reset(port int, mask uint32, name string, attr iba.Attribute) error {
-	if mask == 0 {
-		mask = math.MaxUint32
+// reset is libibmad's performance_reset_via (perf.ResetCounters).
+func (r *perfRun) reset(port int, mask uint32, attr iba.Attribute) error {
+	rs, err := perf.ResetCounters(r.e.Ctx, r.s.mc, r.target, port, attr, mask)
+	if err != nil {
+		return errors.Unwrap(err)
 	}
-	d := attr.Desc()
-	b := make([]byte, d.Size)
-	b[1] = byte(port)
-	binary.BigEndian.PutUint16(b[2:], uint16(mask))
-	if _, ext := attr.(*iba.PortCountersExtended); ext {
-		binary.BigEndian.PutUint32(b[4:], mask>>16)
-	} else if len(b) > 18 {
-		b[18] = byte(mask >> 16)
-	}
-	return r.set(port, uint64(mask), name, attr, b)
-}
-
-func (r *perfRun) set(port int, sel uint64, name string, attr iba.Attribute, b []byte) error {
-	if err := attr.Unmarshal(b); err != nil {
-		return err
-	}
-	if err := r.s.mc.PerformanceSet(r.e.Ctx, r.target, attr, 0); err != nil {
-		return err
-	}
-	r.res.Resets = append(r.res.Resets, PerfReset{Port: port, Attribute: name, CounterSelect: sel})
+	r.res.Resets = append(r.res.Resets, rs)
 	return nil
 }
 
@@ -489,7 +417,7 @@ func (r *perfRun) common(port, resetPort int, mask uint32, query, reset bool, na
 		}
 	}
 	if reset {
-		if err := r.reset(resetPort, mask, name, newAttr()); err != nil {
+		if err := r.reset(resetPort, mask, newAttr()); err != nil {
 			return iberror(err, "cannot reset %s", name)
 		}
 	}
@@ -535,9 +463,11 @@ func (r *perfRun) extendedSpeeds(port int, extMask uint64, capMask uint16) error
 		b := make([]byte, attr.Desc().Size)
 		b[1] = byte(port)
 		binary.BigEndian.PutUint64(b[8:], extMask)
-		if err := r.set(port, extMask, "PortExtendedSpeedsCounters", attr, b); err != nil {
-			return iberror(err, "cannot reset PortExtendedSpeedsCounters")
+		rs, err := perf.Set(r.e.Ctx, r.s.mc, r.target, port, extMask, attr, b)
+		if err != nil {
+			return iberror(errors.Unwrap(err), "cannot reset PortExtendedSpeedsCounters")
 		}
+		r.res.Resets = append(r.res.Resets, rs)
 	}
 	return nil
 }
@@ -601,7 +531,7 @@ func (r *perfRun) dump(port int, capMask uint16, capMask2 uint32, aggregate bool
 		}
 		r.res.Counters = append(r.res.Counters, *rec)
 		if aggregate {
-			sum.addBasic(&pc)
+			perf.AddPortCounters(&sum.basic, &pc)
 			return nil
 		}
 		fmt.Fprintf(&r.out, "# Port counters: %s port %d (CapMask: 0x%02X)\n", r.res.Target, port, capMask)
@@ -621,7 +551,7 @@ func (r *perfRun) dump(port int, capMask uint16, capMask2 uint32, aggregate bool
 	}
 	r.res.Counters = append(r.res.Counters, *rec)
 	if aggregate {
-		sum.addExt(&pc, capMask, capMask2)
+		perf.AddPortCountersExtended(&sum.ext, &pc, perf.Capabilities{CapMask: capMask, CapMask2: capMask2})
 		return nil
 	}
 	fmt.Fprintf(&r.out, "# Port extended counters: %s port %d (CapMask: 0x%02X CapMask2: 0x%07X)\n", r.res.Target, port, capMask, capMask2)
@@ -640,95 +570,22 @@ func (r *perfRun) outputAggregate(sum *perfSum, capMask uint16, capMask2 uint32)
 	if err := attr.MarshalTo(b); err != nil {
 		return err
 	}
-	rec, err := r.record(allPorts, d, b)
+	rec, err := r.record(perf.AllPorts, d, b)
 	if err != nil {
 		return err
 	}
 	r.res.Aggregate = rec
 	if r.f.extended {
-		fmt.Fprintf(&r.out, "# Port extended counters: %s port %d (CapMask: 0x%02X CapMask2: 0x%07X)\n", r.res.Target, allPorts, capMask, capMask2)
+		fmt.Fprintf(&r.out, "# Port extended counters: %s port %d (CapMask: 0x%02X CapMask2: 0x%07X)\n", r.res.Target, perf.AllPorts, capMask, capMask2)
 		return ibaprint.PortCountersExtended(&r.out, b, capMask, capMask2)
 	}
-	fmt.Fprintf(&r.out, "# Port counters: %s port %d (CapMask: 0x%02X)\n", r.res.Target, allPorts, capMask)
+	fmt.Fprintf(&r.out, "# Port counters: %s port %d (CapMask: 0x%02X)\n", r.res.Target, perf.AllPorts, capMask)
 	return ibaprint.PortCounters(&r.out, b, capMask)
 }
 
 // perfSum adds counters of several ports as perfquery's AllPortSelect
-// emulation does: each counter saturates at its width (IBA 16.1.3.5: a
-// counter that would overflow stops at all ones), PortSelect becomes 0xFF
-// and the CounterSelects are the last port's.
+// emulation does (perf.AddPortCounters, perf.AddPortCountersExtended).
 type perfSum struct {
 	basic iba.PortCounters
 	ext   iba.PortCountersExtended
-}
-
-// sat adds v to a counter of the given width without wrapping.
-func sat(a, v uint64, bits int) uint64 {
-	limit := uint64(math.MaxUint64)
-	if bits < 64 {
-		limit = 1<<bits - 1
-	}
-	if a+v < a || a+v > limit {
-		return limit
-	}
-	return a + v
-}
-
-func (s *perfSum) addBasic(pc *iba.PortCounters) {
-	t := &s.basic
-	t.PortSelect = allPorts
-	t.CounterSelect = pc.CounterSelect
-	t.CounterSelect2 = pc.CounterSelect2
-	t.SymbolErrorCounter = uint16(sat(uint64(t.SymbolErrorCounter), uint64(pc.SymbolErrorCounter), 16))
-	t.LinkErrorRecoveryCounter = uint8(sat(uint64(t.LinkErrorRecoveryCounter), uint64(pc.LinkErrorRecoveryCounter), 8))
-	t.LinkDownedCounter = uint8(sat(uint64(t.LinkDownedCounter), uint64(pc.LinkDownedCounter), 8))
-	t.PortRcvErrors = uint16(sat(uint64(t.PortRcvErrors), uint64(pc.PortRcvErrors), 16))
-	t.PortRcvRemotePhysicalErrors = uint16(sat(uint64(t.PortRcvRemotePhysicalErrors), uint64(pc.PortRcvRemotePhysicalErrors), 16))
-	t.PortRcvSwitchRelayErrors = uint16(sat(uint64(t.PortRcvSwitchRelayErrors), uint64(pc.PortRcvSwitchRelayErrors), 16))
-	t.PortXmitDiscards = uint16(sat(uint64(t.PortXmitDiscards), uint64(pc.PortXmitDiscards), 16))
-	t.PortXmitConstraintErrors = uint8(sat(uint64(t.PortXmitConstraintErrors), uint64(pc.PortXmitConstraintErrors), 8))
-	t.PortRcvConstraintErrors = uint8(sat(uint64(t.PortRcvConstraintErrors), uint64(pc.PortRcvConstraintErrors), 8))
-	t.LocalLinkIntegrityErrors = uint8(sat(uint64(t.LocalLinkIntegrityErrors), uint64(pc.LocalLinkIntegrityErrors), 4))
-	t.ExcessiveBufferOverrunErrors = uint8(sat(uint64(t.ExcessiveBufferOverrunErrors), uint64(pc.ExcessiveBufferOverrunErrors), 4))
-	t.QP1Dropped = uint16(sat(uint64(t.QP1Dropped), uint64(pc.QP1Dropped), 16))
-	t.VL15Dropped = uint16(sat(uint64(t.VL15Dropped), uint64(pc.VL15Dropped), 16))
-	t.PortXmitData = uint32(sat(uint64(t.PortXmitData), uint64(pc.PortXmitData), 32))
-	t.PortRcvData = uint32(sat(uint64(t.PortRcvData), uint64(pc.PortRcvData), 32))
-	t.PortXmitPkts = uint32(sat(uint64(t.PortXmitPkts), uint64(pc.PortXmitPkts), 32))
-	t.PortRcvPkts = uint32(sat(uint64(t.PortRcvPkts), uint64(pc.PortRcvPkts), 32))
-	t.PortXmitWait = uint32(sat(uint64(t.PortXmitWait), uint64(pc.PortXmitWait), 32))
-}
-
-func (s *perfSum) addExt(pc *iba.PortCountersExtended, capMask uint16, capMask2 uint32) {
-	t := &s.ext
-	add := func(a *uint64, v uint64) { *a = sat(*a, v, 64) }
-	t.PortSelect = allPorts
-	t.CounterSelect = pc.CounterSelect
-	add(&t.PortXmitData, pc.PortXmitData)
-	add(&t.PortRcvData, pc.PortRcvData)
-	add(&t.PortXmitPkts, pc.PortXmitPkts)
-	add(&t.PortRcvPkts, pc.PortRcvPkts)
-	if capMask&iba.PMCapExtendedWidth != 0 {
-		add(&t.PortUnicastXmitPkts, pc.PortUnicastXmitPkts)
-		add(&t.PortUnicastRcvPkts, pc.PortUnicastRcvPkts)
-		add(&t.PortMulticastXmitPkts, pc.PortMulticastXmitPkts)
-		add(&t.PortMulticastRcvPkts, pc.PortMulticastRcvPkts)
-	}
-	if capMask2&iba.PMCap2AdditionalPortCountersExtended != 0 {
-		t.CounterSelect2 = pc.CounterSelect2
-		add(&t.SymbolErrorCounter, pc.SymbolErrorCounter)
-		add(&t.LinkErrorRecoveryCounter, pc.LinkErrorRecoveryCounter)
-		add(&t.LinkDownedCounter, pc.LinkDownedCounter)
-		add(&t.PortRcvErrors, pc.PortRcvErrors)
-		add(&t.PortRcvRemotePhysicalErrors, pc.PortRcvRemotePhysicalErrors)
-		add(&t.PortRcvSwitchRelayErrors, pc.PortRcvSwitchRelayErrors)
-		add(&t.PortXmitDiscards, pc.PortXmitDiscards)
-		add(&t.PortXmitConstraintErrors, pc.PortXmitConstraintErrors)
-		add(&t.PortRcvConstraintErrors, pc.PortRcvConstraintErrors)
-		add(&t.LocalLinkIntegrityErrors, pc.LocalLinkIntegrityErrors)
-		add(&t.ExcessiveBufferOverrunErrors, pc.ExcessiveBufferOverrunErrors)
-		add(&t.VL15Dropped, pc.VL15Dropped)
-		add(&t.PortXmitWait, pc.PortXmitWait)
-		add(&t.QP1Dropped, pc.QP1Dropped)
-	}
 }

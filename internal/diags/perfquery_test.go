@@ -320,21 +320,6 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
-func TestPerfQuerySaturation(t *testing.T) {
-	for _, tc := range []struct {
-		a, v uint64
-		bits int
-		want uint64
-	}{
-		{0xe, 1, 4, 0xf}, {0xe, 2, 4, 0xf}, {0xfe, 1, 8, 0xff}, {0xff, 5, 8, 0xff},
-		{0xfffffff0, 0x20, 32, 0xffffffff}, {1 << 63, 1 << 63, 64, 1<<64 - 1}, {3, 4, 16, 7},
-	} {
-		if got := sat(tc.a, tc.v, tc.bits); got != tc.want {
-			t.Errorf("sat(%#x, %#x, %d) = %#x, want %#x", tc.a, tc.v, tc.bits, got, tc.want)
-		}
-	}
-}
-
 // trafficLabel matches the counters that move with every MAD: ibsim counts
 // the MADs each run sends, the SM's sweeps add theirs, and ibsim's reset of
 // PortCountersExtended clears PortXmitPkts where PortRcvPkts was asked

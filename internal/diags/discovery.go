@@ -1,0 +1,281 @@
+package diags
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibpath"
+	"github.com/rdmakit/rdmakit/subnet"
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+)
+
+// discoverFlags are the discovery options shared by ibnetdiscover and the
+// commands built on it (ibhosts, ibswitches, ibrouters, ibnodes).
+type discoverFlags struct {
+	method      string
+	outstanding int
+	perNode     int
+	hops        int
+	guid        string
+	direct      string
+	loadCache   string
+	mkey        uint64
+	noMlnxEPI   bool
+	probeLinks  bool
+	show        bool
+	progressBar bool
+	cmd         *cobra.Command // where --discovery was registered
+	// settled, when set, is told of each node the walk is done with (see
+	// subnet.DiscoverOptions.Settled).
+	settled func(*subnet.Node)
+}
+
+func (f *discoverFlags) register(c *cobra.Command, partial bool) {
+	f.cmd = c
+	fl := c.Flags()
+	fl.StringVar(&f.method, "discovery", "DR", "how to discover: DR (directed route SMPs, as the C tool), LID (LID routed once known) or SA (SA records)")
+	fl.IntVarP(&f.outstanding, "outstanding_smps", "o", 0, "SMPs outstanding at once (default 256; the C tool's is 2)")
+	fl.IntVar(&f.perNode, "per_node_smps", 0, "SMPs outstanding at once to one node (default 4)")
+	fl.Uint64VarP(&f.mkey, "m_key", "y", 0, "M_Key to put in every SMP")
+	fl.BoolVar(&f.probeLinks, "probe-known-links", false, "send every NodeInfo probe as the C tool does, also across switch links already found from their other end")
+	fl.BoolVar(&f.noMlnxEPI, "no-mlnx-ext-port-info", false, "do not ask Mellanox devices for their extended port info (ibdiag.conf MLX_EPI=false)")
+	if partial {
+		fl.IntVarP(&f.hops, "hops", "n", 0, "partial scan: stop extending paths past this many hops (libibnetdisc max_hops)")
+		fl.StringVarP(&f.guid, "Guid", "G", "", "partial scan: start at the port with this GUID (found through the SA)")
+		fl.StringVarP(&f.direct, "Direct", "D", "", "partial scan: start at the node this directed route reaches, e.g. 0,1,3")
+	}
+}
+
+// discoverResult is a subnet and how it was obtained.
+type discoverResult struct {
+	s      *subnet.Subnet
+	report *subnet.DiscoverReport
+	source string // "discovery" or the file loaded
+}
+
+// discover loads f.loadCache when set, else discovers the subnet through
+// the fabric the global flags select. show receives ibnetdiscover -s lines.
+func (e *Env) discover(f *discoverFlags, show func(string)) (*discoverResult, error) {
+	if f.loadCache != "" {
+		s, err := loadSubnetFile(f.loadCache)
+		if err != nil {
+			return nil, err
+		}
+		return &discoverResult{s: s, source: f.loadCache}, nil
+	}
+	m, err := e.discoveryMethod(f)
+	if err != nil {
+		return nil, err
+	}
+	if f.outstanding < 0 || f.perNode < 0 || f.hops < 0 {
+		return nil, usagef("-o, --per_node_smps and --hops must not be negative")
+	}
+	if f.guid != "" && f.direct != "" {
+		return nil, usagef("-G and -D exclude each other")
+	}
+	sess, err := e.open()
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	return e.discoverOn(sess, f, m, show)
+}
+
+// discoveryMethod is the --discovery flag with python-rdma's --sa rules:
+// --sa discovers by SA and refuses an explicit DR or LID, and
+// --discovery=SA means --sa for the rest of the command.
+func (e *Env) discoveryMethod(f *discoverFlags) (subnet.Method, error) {
+	m, err := subnet.ParseMethod(f.method)
+	if err != nil {
+		return 0, usagef("--discovery: %v", err)
+	}
+	if e.SA {
+		if m != subnet.BySA && f.cmd != nil && f.cmd.Flags().Changed("discovery") {
+			return 0, usagef("--sa cannot be combined with --discovery=%s", f.method)
+		}
+		return subnet.BySA, nil
+	}
+	if m == subnet.BySA {
+		e.SA = true
+	}
+	return m, nil
+}
+
+// discoverOptions are the discovery flags as subnet.DiscoverOptions for a
+// discovery through sess (the -G port found through the SA, the -D path
+// parsed), with a progress bar on a terminal; done removes the bar.
+func (e *Env) discoverOptions(sess *session, f *discoverFlags, m subnet.Method, show func(string)) (opt subnet.DiscoverOptions, done func(), err error) {
+	opt = subnet.DiscoverOptions{
+		Method: m, LocalLID: sess.local.LID, MaxHops: f.hops,
+		MaxInFlight: f.outstanding, PerNode: f.perNode, NoMlnxExtPortInfo: f.noMlnxEPI, MKey: f.mkey,
+		ProbeKnownLinks: f.probeLinks,
+		ShowNode:        show, Settled: f.settled,
+	}
+	done = func() {}
+	if f.direct != "" {
+		p, err := subnet.ParseDRPath(f.direct)
+		if err != nil {
+			return opt, done, usagef("-D %s: %v", f.direct, err)
+		}
+		opt.From = p
+	}
+	if f.guid != "" {
+		p, err := ibpath.Parse(f.guid, ibpath.Options{Mode: ibpath.PortGUID})
+		if err != nil {
+			return opt, done, usagef("-G %s: %v", f.guid, err)
+		}
+		lid, err := sess.res.LID(e.Ctx, p)
+		if err != nil {
+			return opt, done, fmt.Errorf("finding port GUID %s: %w", f.guid, err)
+		}
+		if lid == sess.local.LID {
+			lid = 0 // the local port: a plain scan from here
+		}
+		opt.StartLID = lid
+	}
+	if bar := e.progressBar(f.progressBar && !f.show); bar != nil {
+		opt.Progress = bar.update
+		done = bar.done
+	}
+	return opt, done, nil
+}
+
+// discoverOn discovers the subnet through an open session, with the flags
+// already checked.
+func (e *Env) discoverOn(sess *session, f *discoverFlags, m subnet.Method, show func(string)) (*discoverResult, error) {
+	opt, done, err := e.discoverOptions(sess, f, m, show)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+	var s *subnet.Subnet
+	var rep *subnet.DiscoverReport
+	if m == subnet.BySA {
+		s, rep, err = subnet.DiscoverSA(e.Ctx, sess.f.SA(), sess.local, opt)
+	} else {
+		s, rep, err = subnet.Discover(e.Ctx, sess.mc, opt)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("discover failed: %w", err)
+	}
+	return &discoverResult{s: s, report: rep, source: "discovery"}, nil
+}
+
+// warnFailures prints what did not answer, one line each, as the C tool
+// warns on stderr (and goes on).
+func (e *Env) warnFailures(cmd string, r *discoverResult) {
+	if r.report == nil {
+		return
+	}
+	for _, f := range r.report.Failures {
+		fmt.Fprintf(e.Stderr, "%s: warning: %v\n", cmd, f)
+	}
+}
+
+// loadSubnetFile reads a libibnetdisc cache, one of ours, or a topology
+// file, whichever the file is (subnet.LoadFile).
+func loadSubnetFile(path string) (*subnet.Subnet, error) { return subnet.LoadFile(path) }
+
+// progress draws a one-line progress bar on a terminal.
+type progress struct {
+	mu   sync.Mutex
+	w    io.Writer
+	last time.Time
+	any  bool
+}
+
+// progressBar returns a bar on stderr when asked for, stderr is a
+// terminal and the output is not JSON; nil otherwise.
+func (e *Env) progressBar(want bool) *progress {
+	if !want || e.JSON {
+		return nil
+	}
+	f, ok := e.Stderr.(*os.File)
+	if !ok {
+		return nil
+	}
+	if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err != nil {
+		return nil
+	}
+	return &progress{w: f}
+}
+
+func (p *progress) update(d subnet.DiscoverProgress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if time.Since(p.last) < 100*time.Millisecond && d.Done != d.Queued {
+		return
+	}
+	p.last = time.Now()
+	p.any = true
+	const width = 30
+	fill := 0
+	if d.Queued > 0 {
+		fill = width * d.Done / d.Queued
+	}
+	fmt.Fprintf(p.w, "\rdiscovering [%s%s] %d nodes, %d/%d SMPs ", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), d.Nodes, d.Done, d.Queued)
+}
+
+func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.any {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 79))
+	}
+}
+
+// exitError carries the C tool's exit status.
+type exitError struct {
+	err  error
+	code int
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+func (e *exitError) ExitCode() int { return e.code }
+
+// PeerJSON is the far end of a link.
+type PeerJSON struct {
+	GUID        string `json:"node_guid"`
+	Port        int    `json:"port"`
+	Description string `json:"description"`
+}
+
+// FailureJSON is a query that did not answer.
+type FailureJSON struct {
+	Path      string    `json:"dr_path"`
+	Node      string    `json:"node_guid,omitempty"`
+	Attribute string    `json:"attribute"`
+	Modifier  uint32    `json:"modifier"`
+	Via       *PeerJSON `json:"via,omitempty"`
+	Error     string    `json:"error"`
+}
+
+func smpAttrName(id uint16) string {
+	if s, ok := iba.LookupAttr(iba.ClassSubnMgt, id); ok {
+		return s.Name
+	}
+	return fmt.Sprintf("0x%04x", id)
+}
+
+// unreachableJSON lists what the discovery could not reach, for --json.
+func unreachableJSON(r *discoverResult) []FailureJSON {
+	out := []FailureJSON{}
+	if r == nil || r.report == nil {
+		return out
+	}
+	for _, f := range r.report.Unreachable() {
+		fj := FailureJSON{Path: f.Path.String(), Attribute: smpAttrName(f.Attr), Error: f.Err.Error()}
+		if f.Via != nil {
+			fj.Via = &PeerJSON{GUID: f.Via.Node.GUID.String(), Port: f.Via.Num, Description: f.Via.Node.Description()}
+		}
+		out = append(out, fj)
+	}
+	return out
+}
