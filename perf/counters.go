@@ -45,31 +45,32 @@ const (
 )
 
 var counterInfo = [NumCounters]struct {
-	name string
-	bits uint8 // width in PortCounters; 0: only in PortCountersExtended
+	name  string
+	short string // perfquery's name (libibmad), "" where the same
+	bits  uint8  // width in PortCounters; 0: only in PortCountersExtended
 }{
-	{"SymbolErrorCounter", 16},
-	{"LinkErrorRecoveryCounter", 8},
-	{"LinkDownedCounter", 8},
-	{"PortRcvErrors", 16},
-	{"PortRcvRemotePhysicalErrors", 16},
-	{"PortRcvSwitchRelayErrors", 16},
-	{"PortXmitDiscards", 16},
-	{"PortXmitConstraintErrors", 8},
-	{"PortRcvConstraintErrors", 8},
-	{"LocalLinkIntegrityErrors", 4},
-	{"ExcessiveBufferOverrunErrors", 4},
-	{"VL15Dropped", 16},
-	{"PortXmitWait", 32},
-	{"QP1Dropped", 16},
-	{"PortXmitData", 32},
-	{"PortRcvData", 32},
-	{"PortXmitPkts", 32},
-	{"PortRcvPkts", 32},
-	{"PortUnicastXmitPkts", 0},
-	{"PortUnicastRcvPkts", 0},
-	{"PortMulticastXmitPkts", 0},
-	{"PortMulticastRcvPkts", 0},
+	{"SymbolErrorCounter", "SymbolErrors", 16},
+	{"LinkErrorRecoveryCounter", "LinkRecovers", 8},
+	{"LinkDownedCounter", "LinkDowned", 8},
+	{"PortRcvErrors", "RcvErrors", 16},
+	{"PortRcvRemotePhysicalErrors", "RcvRemotePhysErrors", 16},
+	{"PortRcvSwitchRelayErrors", "RcvSwRelayErrors", 16},
+	{"PortXmitDiscards", "XmtDiscards", 16},
+	{"PortXmitConstraintErrors", "XmtConstraintErrors", 8},
+	{"PortRcvConstraintErrors", "RcvConstraintErrors", 8},
+	{"LocalLinkIntegrityErrors", "LinkIntegrityErrors", 4},
+	{"ExcessiveBufferOverrunErrors", "ExcBufOverrunErrors", 4},
+	{"VL15Dropped", "", 16},
+	{"PortXmitWait", "XmtWait", 32},
+	{"QP1Dropped", "", 16},
+	{"PortXmitData", "XmtData", 32},
+	{"PortRcvData", "RcvData", 32},
+	{"PortXmitPkts", "XmtPkts", 32},
+	{"PortRcvPkts", "RcvPkts", 32},
+	{"PortUnicastXmitPkts", "UnicastXmitPkts", 0},
+	{"PortUnicastRcvPkts", "UnicastRcvPkts", 0},
+	{"PortMulticastXmitPkts", "MulticastXmitPkts", 0},
+	{"PortMulticastRcvPkts", "MulticastRcvPkts", 0},
 }
 
 // String is the counter's IBA name ("SymbolErrorCounter").
@@ -99,12 +100,21 @@ var ErrorCounters = []Counter{SymbolErrorCounter, LinkErrorRecoveryCounter, Link
 	PortXmitConstraintErrors, PortRcvConstraintErrors, LocalLinkIntegrityErrors,
 	ExcessiveBufferOverrunErrors, VL15Dropped, PortXmitWait, QP1Dropped}
 
-// ParseCounter finds a counter by name: its IBA name or python-rdma's
-// field name, in any case ("PortRcvErrors", "portRcvErrors",
-// "portrcverrors").
+// ShortName is perfquery's name of the counter ("RcvErrors"), its IBA name
+// where perfquery uses that.
+func (c Counter) ShortName() string {
+	if c < NumCounters && counterInfo[c].short != "" {
+		return counterInfo[c].short
+	}
+	return c.String()
+}
+
+// ParseCounter finds a counter by name: its IBA name, python-rdma's field
+// name or perfquery's short name, in any case ("PortRcvErrors",
+// "portRcvErrors", "RcvErrors").
 func ParseCounter(name string) (Counter, bool) {
 	for c := Counter(0); c < NumCounters; c++ {
-		if strings.EqualFold(counterInfo[c].name, name) {
+		if strings.EqualFold(counterInfo[c].name, name) || counterInfo[c].short != "" && strings.EqualFold(counterInfo[c].short, name) {
 			return c, true
 		}
 	}

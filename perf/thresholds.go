@@ -13,9 +13,11 @@ import (
 // Thresholds are limits on counters: a port whose counter is above its
 // limit has errors. The file format is infiniband-diags' error_thresholds
 // (ibqueryerrors --threshold-file) and python-rdma's threshold file (the
-// ibcheck commands), which are the same: NAME=VALUE lines, # comments and
-// blank lines, names as IBA or python-rdma spell them in any case, values
-// in C notation (decimal, 0x hex, 0 octal).
+// ibcheck commands, ibswportwatch), which are the same: NAME=VALUE lines,
+// # comments and blank lines, names as IBA, python-rdma or perfquery spell
+// them (ParseCounter), values in C notation (decimal, 0x hex, 0 octal).
+// A data counter's limit is a rate (ibswportwatch); the error checks look
+// at the error counters only.
 type Thresholds struct {
 	limits [NumCounters]uint64
 	set    uint32
@@ -100,7 +102,7 @@ func (e *ThresholdError) Is(target error) bool { return target == ErrThresholds 
 // ParseThresholds reads a threshold file from r (name is the file's name
 // for messages). Every line must be a comment, blank, or NAME=VALUE with
 // a counter's name and a value that fits 64 bits; the first that is not is
-// an error naming it. Only the error counters may have limits.
+// an error naming it.
 func ParseThresholds(r io.Reader, name string) (*Thresholds, error) {
 	t := &Thresholds{}
 	lr := &io.LimitedReader{R: r, N: MaxThresholdFile + 1}
@@ -118,8 +120,8 @@ func ParseThresholds(r io.Reader, name string) (*Thresholds, error) {
 			return nil, &ThresholdError{File: name, Line: n, Text: line, Reason: "want NAME=VALUE"}
 		}
 		c, ok := ParseCounter(strings.TrimSpace(k))
-		if !ok || !c.IsError() {
-			return nil, &ThresholdError{File: name, Line: n, Text: line, Reason: "not an error counter of PortCounters"}
+		if !ok {
+			return nil, &ThresholdError{File: name, Line: n, Text: line, Reason: "not a counter of PortCounters or PortCountersExtended"}
 		}
 		val, err := strconv.ParseUint(strings.TrimSpace(v), 0, 64)
 		if err != nil {

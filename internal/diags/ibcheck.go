@@ -226,53 +226,25 @@ func portCounterNames() (map[string]string, *iba.Struct) {
 	return m, s
 }
 
-// ThresholdError is a threshold file that cannot be used.
-type ThresholdError struct {
-	File, Line string
-	Reason     string
-}
-
-func (e *ThresholdError) Error() string {
-	return fmt.Sprintf("threshold file %s: %s: %q", e.File, e.Reason, e.Line)
-}
-
-// loadThresholds reads python-rdma's threshold file: "name=value" lines,
-// blank lines and # comments, values in C notation (0x, 0); the file
-// replaces the defaults. Every name must be a PortCounters counter.
+// loadThresholds reads python-rdma's threshold file (perf.LoadThresholds),
+// which replaces the defaults, by IBA field name. Every name must be a
+// PortCounters counter.
 func loadThresholds(path string) (map[string]uint64, error) {
 	if path == "" {
 		return defaultThresholds, nil
 	}
-	data, err := os.ReadFile(path)
+	t, err := perf.LoadThresholds(path)
 	if err != nil {
-		return nil, fmt.Errorf("loading thresholds: %w", err)
+		return nil, err
 	}
-	return parseThresholds(path, data)
-}
-
-func parseThresholds(path string, data []byte) (map[string]uint64, error) {
 	names, _ := portCounterNames()
 	out := map[string]uint64{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		k, v, _ := strings.Cut(line, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		n, err := strconv.ParseUint(v, 0, 64)
-		if err != nil {
-			return nil, &ThresholdError{File: path, Line: line, Reason: "invalid threshold line"}
-		}
-		name, ok := names[strings.ToLower(k)]
+	for _, k := range t.Counters() {
+		name, ok := names[strings.ToLower(k.String())]
 		if !ok {
-			return nil, &ThresholdError{File: path, Line: k, Reason: "threshold key is not a PortCounters counter"}
+			return nil, fmt.Errorf("threshold file %s: %s is not a PortCounters counter", path, k)
 		}
-		out[name] = n
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("loading thresholds from %s: %w", path, err)
+		out[name] = t.Limit(k)
 	}
 	return out, nil
 }

@@ -404,7 +404,9 @@ func (q *qeRun) loadThresholds(named bool) error {
 	q.thr = t
 	s := "Thresholds: "
 	for _, k := range t.Counters() {
-		s += fmt.Sprintf("[%s = %d]", k, t.Limit(k))
+		if k.IsError() && k != perf.QP1Dropped {
+			s += fmt.Sprintf("[%s = %d]", k, t.Limit(k))
+		}
 	}
 	q.thrText = &s
 	return nil
@@ -562,7 +564,9 @@ func (q *qeRun) render(res *perf.SweepResult, r *discoverResult) error {
 	if q.thr != nil {
 		thr = map[string]uint64{}
 		for _, k := range q.thr.Counters() {
-			thr[k.String()] = q.thr.Limit(k)
+			if k.IsError() && k != perf.QP1Dropped {
+				thr[k.String()] = q.thr.Limit(k)
+			}
 		}
 	}
 	doc := &QueryErrorsResult{Nodes: make([]QENode, 0, len(res.Nodes)), Thresholds: thr, Suppressed: append([]string{}, q.f.suppressed...), Unreachable: unreachableJSON(r)}
