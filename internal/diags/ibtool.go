@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/spf13/cobra"
 )
 
@@ -24,7 +25,7 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 
-	// Global flags, shared by every command (DESIGN.md: "Choosing the
+	// Global flags, shared by every command (docs/design.md: "Choosing the
 	// fabric").
 	Fabric  string
 	CA      string
@@ -94,7 +95,7 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 		}
 		return 2
 	}
-	fmt.Fprintf(stderr, "%s: %s%s\n", name, describeError(err, e.Verbose), e.packetDump(err))
+	fmt.Fprintf(stderr, "%s: %s\n", name, ibaprint.Error(err, e.Verbose))
 	// A command that copies a C tool's exit status (IBEXIT's 255) says so.
 	var ec interface{ ExitCode() int }
 	if errors.As(err, &ec) {
@@ -113,25 +114,6 @@ func isFlagError(err error) bool {
 		}
 	}
 	return false
-}
-
-// describeError prints the error chain: the summary at verbosity 0; from
-// -v on, each wrapping layer's own words on a line, innermost last.
-func describeError(err error, verbose int) string {
-	if verbose == 0 {
-		return err.Error()
-	}
-	var lines []string
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		msg := e.Error()
-		if inner := errors.Unwrap(e); inner != nil {
-			msg = strings.TrimSuffix(strings.TrimSuffix(msg, inner.Error()), ": ")
-		}
-		if msg != "" {
-			lines = append(lines, msg)
-		}
-	}
-	return strings.Join(lines, "\n  + ")
 }
 
 func lookup(name string) (command, bool) {

@@ -3,7 +3,6 @@ package diags
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 
@@ -83,7 +82,7 @@ func (e *Env) tracer() func(mad.TraceEvent) {
 		defer traceMu.Unlock()
 		fmt.Fprintf(e.Stderr, "D: %s\n", ev)
 		if e.Debug > 1 && len(ev.MAD) > 0 {
-			if err := ibaprint.DumpMAD(prefixWriter{e.Stderr, "D:   "}, ev.MAD); err != nil {
+			if err := ibaprint.DumpMAD(ibaprint.PrefixWriter(e.Stderr, "D:   "), ev.MAD); err != nil {
 				fmt.Fprintf(e.Stderr, "D:   (%v)\n", err)
 			}
 		}
@@ -91,22 +90,6 @@ func (e *Env) tracer() func(mad.TraceEvent) {
 }
 
 var traceMu sync.Mutex
-
-// prefixWriter puts a prefix before every line.
-type prefixWriter struct {
-	w      io.Writer
-	prefix string
-}
-
-func (p prefixWriter) Write(b []byte) (int, error) {
-	s := strings.TrimSuffix(string(b), "\n")
-	for _, l := range strings.Split(s, "\n") {
-		if _, err := fmt.Fprintf(p.w, "%s%s\n", p.prefix, l); err != nil {
-			return 0, err
-		}
-	}
-	return len(b), nil
-}
 
 // addrFlags are infiniband-diags' addressing flags: the destination
 // argument is a DR path (-D), a LID (-L, the default meaning of a number) or
@@ -180,30 +163,4 @@ func (s *session) gmpTarget(arg string, a *addrFlags) (mad.Target, error) {
 
 func onlyLID(arg string) bool {
 	return !strings.ContainsAny(arg, "(,:")
-}
-
-// packetDump gives the packets of a failed RPC to the message with -vv.
-func (e *Env) packetDump(err error) string {
-	if e.Verbose < 2 {
-		return ""
-	}
-	pe, ok := mad.AsPacketError(err)
-	if !ok {
-		return ""
-	}
-	req, rep := pe.Packets()
-	var b strings.Builder
-	for _, p := range []struct {
-		name string
-		b    []byte
-	}{{"request", req}, {"reply", rep}} {
-		if len(p.b) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "\n  %s:\n", p.name)
-		if err := ibaprint.DumpMAD(prefixWriter{&b, "    "}, p.b); err != nil {
-			fmt.Fprintf(&b, "    (%v)\n", err)
-		}
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }
