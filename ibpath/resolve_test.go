@@ -15,7 +15,7 @@ import (
 // fabric serves an SA (PathRecord, NodeRecord) and an SMA over directed
 // routes: the route 0,1 ends at a switch with LID 10, 0,1,3 at a CA with
 // LID 30 entered by its port 2.
-func fabric(t *testing.T) *mad.Client {
+func simFabric(t *testing.T) *mad.Client {
 	t.Helper()
 	ta, tb := madtest.Pipe(
 		[]madtest.Option{madtest.WithPort(mad.LocalPort{Name: "a/1", LID: 1, SMLID: 2, PortGUID: 0x101, GIDPrefix: 0xfe80 << 48})},
@@ -92,7 +92,7 @@ func fabric(t *testing.T) *mad.Client {
 }
 
 func TestResolve(t *testing.T) {
-	mc := fabric(t)
+	mc := simFabric(t)
 	r := &ibpath.Resolver{MAD: mc}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -172,11 +172,17 @@ func Split(b []byte) ([]netlink.Message, error) {
 	return out, nil
 }
 
+// Reporter is told of a request Replay has no recorded reply for;
+// *testing.T is one.
+type Reporter interface {
+	Errorf(format string, args ...any)
+}
+
 // Replay returns a connection that answers each request with the replies
 // recorded for the same request (message type, flags and attributes; not the
-// sequence number), in recording order. A request that was not recorded
-// fails t and gets EINVAL.
-func Replay(t testing.TB, ex []Exchange) *nldev.Conn {
+// sequence number), in recording order. A request that was not recorded is
+// reported to t and gets EINVAL.
+func Replay(t Reporter, ex []Exchange) *nldev.Conn {
 	used := make([]bool, len(ex))
 	var mu sync.Mutex
 	return nldev.NewConn(nltest.Dial(func(req []netlink.Message) ([]netlink.Message, error) {
