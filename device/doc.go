@@ -2,7 +2,7 @@
 // reading sysfs, the way python-rdma's rdma.devices and libibumad do, and
 // picks the end port a command works on (the -C and -P options).
 //
-// It sits at the bottom of the layers in DESIGN.md, beside iba: package umad
+// It sits at the bottom of the layers in docs/design.md, beside iba: package umad
 // opens the character devices it names (umadN, issmN; uverbsN for verbs), and
 // the commands use it for ibstat, ibv_devices, ibstatus and for choosing the
 // local port. Local port attributes (LID, SM LID, LMC, GIDs, P_Keys) come
@@ -28,4 +28,6 @@
 // SMPs. Port.GSIUmad and Port.SMIUmad name the umad devices for the two kinds
 // of MAD, paired by port GUID exactly as libibumad's umad_get_smi_gsi_pairs
 // does; on ordinary HCAs both are the port's own umad device.
+//
+// Example lists the devices of a sysfs tree and finds an end port.
 package device

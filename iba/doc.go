@@ -13,4 +13,6 @@
 //
 // The offsets were checked against the specification tables and against the
 // BSD-licensed structure descriptions of python-rdma (Obsidian Research).
+//
+// Example_decodeMAD decodes a raw MAD through the registries.
 package iba

@@ -1,7 +1,7 @@
 // Package ibaprint prints IBA management structures from their raw bytes,
 // driven entirely by the field tables of package iba: the same description
 // that gives the codecs gives every printer, so a new attribute prints the
-// day it is declared. It sits beside iba at the bottom of DESIGN.md's layers;
+// day it is declared. It sits beside iba at the bottom of docs/design.md's layers;
 // internal/diags and the ibtool commands call it to render what they fetched.
 // Nothing here talks to a fabric, and nothing prints unless given a writer.
 //

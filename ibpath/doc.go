@@ -8,5 +8,7 @@
 // A Resolver completes a path for its use: GMP targets get an SA
 // PathRecord (the SL, P_Key and LIDs the SM chose), directed routes become
 // LIDs when a GMP needs one, node GUIDs become LIDs. It sits above mad and
-// sa in DESIGN.md's layers.
+// sa in docs/design.md's layers.
+//
+// ExampleResolver_GMP resolves a GID to a path through a PathRecord.
 package ibpath

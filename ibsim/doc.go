@@ -1,7 +1,7 @@
 // Package ibsim is a mad.Transport that speaks the client protocol of the
 // ibsim InfiniBand fabric simulator (linux-rdma/ibsim; the wire format is in
 // ibsim's include/ibsim.h), in pure Go: what libumad2sim does for C
-// programs under LD_PRELOAD, this package does for ours. In DESIGN.md's
+// programs under LD_PRELOAD, this package does for ours. In docs/design.md's
 // layers it sits beside package umad under mad.Client; `--fabric
 // ibsim[:NODE]` selects it. It also reaches any server of the same
 // protocol, such as fabricsim's.

@@ -11,4 +11,7 @@
 // while the MAD is out (sweeps with hundreds in flight use it through
 // sched.SubmitAsync), and reuses the memory of an RPC that succeeded once
 // its callback returns.
+//
+// ExampleClient_Do sends any RPC by its IBA name with fields set by name;
+// Example_errorLevels shows an error at the three levels of ibtool -v.
 package mad

@@ -17,7 +17,7 @@ import (
 	"github.com/rdmakit/rdmakit/sa"
 )
 
-// Floor 3 (DESIGN.md, TESTBED.md part A): ibsim and OpenSM on a generated
+// Floor 3 (docs/design.md, "Tests: four floors"): ibsim and OpenSM on a generated
 // fat tree; our client through package ibsim's transport reads what the C
 // infiniband-diags read on the same fabric, and the values must agree.
 

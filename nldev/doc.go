@@ -4,7 +4,7 @@
 // (QPs, CM IDs, CQs, MRs, PDs, contexts, SRQs), statistics counters and the
 // system-wide settings, and to watch device events.
 //
-// It sits beside package device in DESIGN.md's layers: device reads sysfs,
+// It sits beside package device in docs/design.md's layers: device reads sysfs,
 // nldev talks netlink; cmd/rdmatool (through internal/rdmatool) renders what
 // nldev returns. Transport framing is github.com/mdlayher/netlink; this
 // package adds the NLDEV layer on top, laid out like jsimonetti/rtnetlink: a
@@ -28,6 +28,8 @@
 // release; the copy is the one iproute2 v7.1.0 vendors). Older kernels, such
 // as Debian's 6.1, know a prefix of the same numbering (see
 // testdata/rdma_netlink-linux-6.1.h and TestHeaderIsABICompatible).
+//
+// Example lists devices and QPs from a recording of a real kernel.
 package nldev
 
 //go:generate go run ../internal/cmd/nldevgen -header internal/uapi/rdma_netlink.h -out zz_generated_consts.go

@@ -7,7 +7,7 @@
 // SM LID, LMC, subnet prefix, capability mask, link layer and netdev).
 //
 // It is its own package, above both, because device and nldev are siblings
-// in DESIGN.md's layers: neither should import the other, and a program that
+// in docs/design.md's layers: neither should import the other, and a program that
 // only needs one view should not pull in the other.
 //
 // The two views are read one after the other, not atomically: a port that

@@ -4,7 +4,7 @@
 // calls the target answered BUSY, cancellation through a context, per-call
 // errors collected rather than fatal, and a progress callback.
 //
-// It sits between mad and subnet/perf in DESIGN.md's layers. It knows
+// It sits between mad and subnet/perf in docs/design.md's layers. It knows
 // nothing of MADs: a job is a func(context.Context) error, typically one
 // mad.Client RPC and the bookkeeping of its reply, and a Classifier says
 // which errors mean "busy, try again later" (for mad, errors.Is(err,
@@ -58,4 +58,6 @@
 // BUSY retries start at DefaultBusyBackoff (10 ms, a few SMA service
 // times) and double up to DefaultMaxBackoff (1 s), at most DefaultRetries
 // times; a job waiting to be retried gives up its slots.
+//
+// ExampleScheduler is a parallel directed-route discovery written with it.
 package sched

@@ -6,7 +6,7 @@
 // the fabric with directed-route SMPs, assigns LIDs, programs minimum-hop
 // routes and brings every link to Active.
 //
-// It sits in DESIGN.md's transport layer: (*Fabric).Attach returns a
+// It sits in docs/design.md's transport layer: (*Fabric).Attach returns a
 // mad.Transport for any end port (a CA port, or a switch's port 0), so a
 // mad.Client and everything above it runs against the simulator exactly as
 // over the kernel's umad.

@@ -1,7 +1,7 @@
 // Package subnet is the topology database of an InfiniBand subnet: nodes,
 // their ports, the links between ports, LIDs (with LMC ranges) and switch
 // forwarding tables, indexed by node GUID, port GUID, LID and node
-// description. It sits above sched and mad in DESIGN.md's layers: a
+// description. It sits above sched and mad in docs/design.md's layers: a
 // discovery engine sends the SMPs (through sched and mad.Client) and fills a
 // Subnet incrementally with what comes back; ibtool commands then read it.
 //
@@ -41,4 +41,6 @@
 //
 // Diff compares two subnets the way subnet_diff needs: end ports, nodes,
 // links and their rates, and LIDs.
+//
+// ExampleDiscover discovers a simulated subnet and writes its topology.
 package subnet

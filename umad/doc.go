@@ -3,7 +3,7 @@
 // golang.org/x/sys/unix.
 //
 // It is one of the transport implementations under package mad in
-// DESIGN.md's layers: it registers kernel MAD agents (QP0 for subnet
+// docs/design.md's layers: it registers kernel MAD agents (QP0 for subnet
 // management, QP1 for everything else), writes and reads MADs with their
 // struct ib_user_mad header in the P_Key index layout, and leaves matching,
 // retries and decoding to mad.Client. The kernel does RMPP for agents that

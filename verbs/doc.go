@@ -4,7 +4,7 @@
 // handles, shared receive queues, the data path (post send and receive,
 // poll) and asynchronous events.
 //
-// It is the only cgo package of rdmakit (DESIGN.md, "Layers"): the data
+// It is the only cgo package of rdmakit (docs/design.md, "Layers"): the data
 // path needs the vendor's user-space driver, which only libibverbs loads.
 // Everything lives behind the build constraint `linux && cgo`; without cgo
 // the package holds nothing but this comment, so the rest of the module

@@ -12,5 +12,5 @@
 // --console, or from the control socket (a unix stream socket, by default
 // the abstract @SOCKNAME:console, one command per line, one answer line).
 //
-// In DESIGN.md's layers it sits with the other commands above package sim.
+// In docs/design.md's layers it sits with the other commands above package sim.
 package fabricsim

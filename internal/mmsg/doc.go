@@ -4,7 +4,7 @@
 // system call per batch instead of one per MAD, which on the simulator's
 // wire protocol is most of what a MAD costs.
 //
-// In DESIGN.md's layers it is plumbing below the ibsim wire protocol: the
+// In docs/design.md's layers it is plumbing below the ibsim wire protocol: the
 // server side (sim/ibsimserver) and the client transport (ibsim) both
 // read and write their data sockets through it.
 package mmsg

@@ -1,5 +1,5 @@
-// Package testbed brings up floor 3 of the tests (DESIGN.md, "Tests: four
-// floors"; TESTBED.md, part A) for any test in the module: the real ibsim
+// Package testbed brings up floor 3 of the tests (docs/design.md, "Tests: four
+// floors") for any test in the module: the real ibsim
 // fabric simulator, OpenSM as subnet manager and SA, and the infiniband-diags
 // C tools, all from Debian packages that scripts/floors/10-ibsim.sh installs.
 //

@@ -1,5 +1,5 @@
 // Package vmtest runs Go tests inside a throw-away qemu VM that has a real
-// kernel RDMA stack: floor 4 of DESIGN.md ("Tests: four floors"). The
+// kernel RDMA stack: floor 4 of docs/design.md ("Tests: four floors"). The
 // packages that talk to the kernel (umad, RDMA netlink, sysfs, verbs) have no
 // InfiniBand hardware on the build machines; in the VM they meet Debian's own
 // kernel with soft-RoCE (rdma_rxe) and, when it could be built, soft-iWARP

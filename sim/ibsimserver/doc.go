@@ -22,6 +22,6 @@
 // sendmmsg(2) call, so a client with many MADs in flight costs two system
 // calls per batch rather than per MAD.
 //
-// In DESIGN.md's layers this is the second way into package sim, beside the
+// In docs/design.md's layers this is the second way into package sim, beside the
 // in-process transport; cmd/fabricsim serves with it.
 package ibsimserver

@@ -13,6 +13,6 @@
 // i's port p is Ports[Nodes[i].PortBase+p]; every node has a slot for port
 // 0, which only switches use (their management port).
 //
-// In DESIGN.md's layers, topo sits beside iba under package sim; it does no
+// In docs/design.md's layers, topo sits beside iba under package sim; it does no
 // I/O beyond reading and writing topology files.
 package topo

@@ -11,7 +11,7 @@
 // so mad.Client runs RMPP in user space (IBA 13.6): SA tables and
 // vendor-OUI transfers longer than one MAD work, unlike python-rdma's VMAD.
 //
-// In the layers of DESIGN.md it sits beside umad, ibsim and sim under mad,
+// In the layers of docs/design.md it sits beside umad, ibsim and sim under mad,
 // and it is the only transport that needs cgo (package verbs); it builds
 // only with `linux && cgo`.
 package vmad
