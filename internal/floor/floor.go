@@ -2,7 +2,7 @@
 // OpenSM, the C diags, the kernel VM) is missing: locally it skips with a
 // message naming the set-up command; in CI, where scripts/test-all.sh has
 // installed every peer, a missing peer fails the test so that nothing is
-// skipped silently.
+// skipped silently. scripts/test-all.sh asks the same of every run.
 package floor
 
 import (
@@ -13,9 +13,13 @@ import (
 // SetupHint names the command that installs every floor's peers.
 const SetupHint = "run scripts/test-all.sh (or scripts/setup-floors.sh) to install it"
 
-// InCI reports whether the tests run under CI (CI=true), where every peer
-// must be present.
-func InCI() bool { return os.Getenv("CI") == "true" }
+// RequireEnv names the variable scripts/test-all.sh sets: it has installed
+// every peer, so a missing one is a failure there as in CI.
+const RequireEnv = "RDMAKIT_REQUIRE_PEERS"
+
+// InCI reports whether every peer must be present: under CI (CI=true) or
+// under scripts/test-all.sh (RDMAKIT_REQUIRE_PEERS=1).
+func InCI() bool { return os.Getenv("CI") == "true" || os.Getenv(RequireEnv) == "1" }
 
 // Need skips (locally) or fails (in CI) the test when ok is false.
 func Need(t testing.TB, ok bool, what string) {
