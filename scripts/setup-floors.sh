@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs and prepares every test floor's peers (see DESIGN.md, "Tests: four
+# Installs and prepares every test floor's peers (see docs/design.md, "Tests: four
 # floors"). Idempotent: each step checks what is already there. Downloads and
 # built images are cached under .cache/ (git-ignored).
 #

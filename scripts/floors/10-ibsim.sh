@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Floor 3 peers (see TESTBED.md, part A): the ibsim fabric simulator with
+# Floor 3 peers (see docs/design.md, "Tests: four floors"): the ibsim fabric simulator with
 # libumad2sim (package ibsim-utils), OpenSM and infiniband-diags, all from
 # Debian. Idempotent: apt-get runs only when a package is missing, and the
 # package lists are refreshed only then.
