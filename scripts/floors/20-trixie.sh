@@ -26,7 +26,11 @@ SUITE=trixie
 
 # What the tests and the 6.12 guest use from the root. libumad2sim0 brings
 # ibsim's LD_PRELOAD library; ibverbs-providers the rxe and siw providers.
+# The compiler and the libraries of trixie's linux-kbuild are for siw.ko,
+# which 30-vm.sh builds in this root for trixie's kernel (Debian leaves
+# CONFIG_RDMA_SIW unset), with the gcc that built the kernel.
 PKGS=infiniband-diags,ibsim-utils,libumad2sim0,opensm,iproute2,rdma-core,ibverbs-utils,ibverbs-providers,perftest,rdmacm-utils
+PKGS=$PKGS,gcc-14,make,libc6-dev,libelf1t64,libssl3t64,zlib1g,pahole
 key=$(printf '%s %s\n' "$SUITE" "$PKGS" | sha256sum | cut -d' ' -f1)
 
 apt_install 20-trixie.sh debootstrap debian-archive-keyring
