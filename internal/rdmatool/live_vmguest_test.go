@@ -104,8 +104,8 @@ var guest struct{ v615 bool }
 // A set with only615 runs against iproute2 6.15 only: 6.1 lacks what it
 // shows, or prints it otherwise than canon61 can bring together.
 type liveSet struct {
-	args     []string
-	must     string
+	args    []string
+	must    string
 	only615 bool
 }
 

@@ -24,9 +24,9 @@ const (
 // is open" rule. Byte-identical output depends on it.
 type printer struct {
 	w       io.Writer
-	json    bool // -j
-	pretty  bool // -p: pretty JSON; it changes nothing in text
-	oneline bool // -o
+	json    bool        // -j
+	pretty  bool        // -p: pretty JSON; it changes nothing in text
+	oneline bool        // -o
 	jw      *jsonWriter // non-nil while a JSON document is open
 }
 
