@@ -2,8 +2,9 @@
 
 package nldev_test
 
-// The host side of the VM tests: boots the kernel VM and runs
-// record_vmguest_test.go inside it. With -record it stores the exchanges the
+// The host side of the VM tests: boots the kernel VMs and runs
+// record_vmguest_test.go inside each, so that every call decodes all that
+// Linux 6.1 and 6.12 send. With -record it stores the exchanges the 6.1
 // guest recorded under testdata/replay and adds their replies to the fuzz
 // seed corpus.
 
@@ -24,6 +25,14 @@ import (
 var record = flag.Bool("record", false, "store the exchanges recorded in the VM under testdata/replay")
 
 func TestVM(t *testing.T) {
+	t.Run(vmtest.Kernel612, func(t *testing.T) {
+		vmtest.RunWith(t, vmtest.Options{Pkg: "./nldev", Kernel: vmtest.Kernel612, Args: []string{"-test.run", "^TestRecordReplies$", "-test.v"}})
+	})
+	t.Run(vmtest.Kernel61, testVM61)
+}
+
+// testVM61 runs the cases in the 6.1 guest, the one the recordings come from.
+func testVM61(t *testing.T) {
 	con := &nldevtest.Console{TB: t}
 	o := vmtest.Options{Pkg: "./nldev", Args: []string{"-test.run", "^TestRecordReplies$", "-test.v"}}
 	if *record {

@@ -68,3 +68,45 @@ apt_install() {
 	fi
 	rm -f "$log"
 }
+
+# debian_mirror prints the base URI of the Debian archive this machine's apt
+# uses for its own release (the first source of suite $1, default the
+# running release's codename, that is not a security archive): debootstrap
+# and the private apt of another release use the same mirror, so nothing
+# names a registry host. Both source formats are read: one-line
+# sources.list entries and deb822 .sources stanzas.
+debian_mirror() {
+	local suite=${1:-} f
+	if [ -z "$suite" ]; then
+		suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	fi
+	[ -n "$suite" ] || { echo "debian_mirror: no release codename in /etc/os-release" >&2; return 1; }
+	local files=()
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] && files+=("$f")
+	done
+	[ ${#files[@]} -gt 0 ] || { echo "debian_mirror: no apt sources on this machine" >&2; return 1; }
+	local uri
+	uri=$(awk -v suite="$suite" '
+		function take(u) { if (u !~ /security/ && !done) { print u; done = 1 } }
+		# deb822: a stanza ends at a blank line or at the end of its file.
+		function flush(  k) { if (types && hassuite && enabled) for (k = 1; k <= nu; k++) take(u[k]); types = hassuite = nu = 0; enabled = 1 }
+		FNR == 1 { flush() }
+		FILENAME ~ /\.list$/ {
+			if ($1 != "deb") next
+			i = 2
+			if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+			if ($(i+1) == suite) take($i)
+			next
+		}
+		/^[ \t]*$/ { flush(); next }
+		/^#/ { next }
+		tolower($1) == "types:" { for (k = 2; k <= NF; k++) if ($k == "deb") types = 1 }
+		tolower($1) == "uris:" { for (k = 2; k <= NF; k++) u[++nu] = $k }
+		tolower($1) == "suites:" { for (k = 2; k <= NF; k++) if ($k == suite) hassuite = 1 }
+		tolower($1) == "enabled:" && tolower($2) == "no" { enabled = 0 }
+		END { flush() }
+	' "${files[@]}" 2>/dev/null) || uri=
+	[ -n "$uri" ] || { echo "debian_mirror: no apt source for suite $suite" >&2; return 1; }
+	echo "${uri%/}"
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rdmakit/rdmakit/nldev"
 )
@@ -11,6 +12,8 @@ import (
 func (r *rd) devHelp() error {
 	w := r.out.w
 	fmt.Fprintf(w, "Usage: %s dev show [DEV]\n", r.name)
+	fmt.Fprintf(w, "       %s dev add DEVNAME type TYPE parent PARENT_DEVNAME\n", r.name)
+	fmt.Fprintf(w, "       %s dev delete DEVNAME\n", r.name)
 	fmt.Fprintf(w, "       %s dev set [DEV] name DEVNAME\n", r.name)
 	fmt.Fprintf(w, "       %s dev set [DEV] netns NSNAME\n", r.name)
 	fmt.Fprintf(w, "       %s dev set [DEV] adaptive-moderation [on|off]\n", r.name)
@@ -20,6 +23,8 @@ func (r *rd) devHelp() error {
 func (r *rd) cmdDev() error {
 	return r.exec([]command{
 		{"", (*rd).devShow},
+		{"add", (*rd).devAdd},
+		{"delete", (*rd).devDelete},
 		{"show", (*rd).devShow},
 		{"list", (*rd).devShow},
 		{"set", (*rd).devSet},
@@ -33,7 +38,7 @@ func (r *rd) devShow() error {
 	})
 }
 
-// Capability names by bit of IB_DEVICE_* as iproute2 6.1 prints them
+// Capability names by bit of IB_DEVICE_* as iproute2 prints them
 // (including its spelling of bit 6).
 var devCapNames = map[int]string{
 	0: "RESIZE_MAX_WR", 1: "BAD_PKEY_CNTR", 2: "BAD_QKEY_CNTR", 3: "RAW_MULTI", 4: "AUTO_PATH_MIG",
@@ -49,7 +54,7 @@ var devCapNames = map[int]string{
 
 // printCaps prints a capability mask as "\n    caps: <A, B>" or a JSON array.
 func (r *rd) printCaps(caps uint64, names map[int]string) {
-	r.out.fp("\n    caps: <")
+	r.out.fp(r.out.sl() + "    caps: <")
 	r.out.openArray(jsonOut, "caps")
 	for idx := 0; caps != 0; idx++ {
 		if caps&1 != 0 {
@@ -90,6 +95,9 @@ func (r *rd) devShowOne() error {
 		n := nodeTypeName(d.NodeType)
 		o.str(anyOut, "node_type", "node_type "+n+" ", n)
 	}
+	if d.Has(nldev.AttrDevProtocol) {
+		o.str(anyOut, "protocol", "protocol "+d.Protocol+" ", d.Protocol)
+	}
 	if d.Has(nldev.AttrFWVersion) {
 		o.str(anyOut, "fw", "fw "+d.FWVersion+" ", d.FWVersion)
 	}
@@ -100,6 +108,16 @@ func (r *rd) devShowOne() error {
 	if d.Has(nldev.AttrSysImageGUID) {
 		g := d.SysImageGUID.Colon()
 		o.str(anyOut, "sys_image_guid", "sys_image_guid "+g+" ", g)
+	}
+	if d.Has(nldev.AttrDevType) {
+		t := "unknown"
+		if d.Type == nldev.DeviceTypeSMI {
+			t = "smi"
+		}
+		o.str(anyOut, "type", "type "+t+" ", t)
+	}
+	if d.Has(nldev.AttrParentName) {
+		o.str(anyOut, "parent", "parent "+d.ParentName+" ", d.ParentName)
 	}
 	if r.opt.details {
 		if d.Has(nldev.AttrDevDIM) && d.DIM <= 1 {
@@ -152,4 +170,45 @@ func (r *rd) devSetDIM() error {
 		{"on", func(r *rd) error { return r.conn.Dev.SetAdaptiveModeration(r.ctx, r.devIdx, true) }},
 		{"off", func(r *rd) error { return r.conn.Dev.SetAdaptiveModeration(r.ctx, r.devIdx, false) }},
 	}, "parameter")
+}
+
+// devAdd is "dev add NAME type TYPE parent PARENT": a sub-device of
+// PARENT (today only type smi, an SMI port of a planarized HCA; Linux
+// 6.11 and later).
+func (r *rd) devAdd() error {
+	if r.noArg() {
+		return r.errorf("Please provide a device name to add.\n")
+	}
+	name := r.arg()
+	r.next()
+	return r.exec([]command{
+		{"", (*rd).devHelp},
+		{"type", func(r *rd) error {
+			if r.noArg() {
+				return r.errorf("Please provide a device type name.\n")
+			}
+			if !strings.EqualFold(r.arg(), "smi") {
+				return r.errorf("Invalid device type %s\n", r.arg())
+			}
+			r.next()
+			return r.exec([]command{
+				{"", (*rd).devHelp},
+				{"parent", func(r *rd) error {
+					return r.execRequireDev(func(r *rd) error {
+						return r.conn.Dev.Add(r.ctx, r.devIdx, name, nldev.DeviceTypeSMI)
+					})
+				}},
+			}, "parameter")
+		}},
+	}, "parameter")
+}
+
+// devDelete is "dev delete NAME": removes a sub-device made by dev add.
+func (r *rd) devDelete() error {
+	return r.execRequireDev(func(r *rd) error {
+		if !r.noArg() {
+			return r.errorf("Unknown parameter %s\n", r.arg())
+		}
+		return r.conn.Dev.Delete(r.ctx, r.devIdx)
+	})
 }

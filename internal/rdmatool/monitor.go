@@ -12,34 +12,46 @@ var eventNames = map[nldev.EventType]string{
 	nldev.EventRename: "[RENAME]", nldev.EventNetdevRename: "[NETDEV_RENAME]",
 }
 
-// cmdMonitor prints device events until interrupted, in the format of
-// newer iproute2 releases (6.1 has no monitor object).
 func (r *rd) cmdMonitor() error {
-	if !r.noArg() && !r.argIs("help") {
-		return r.errorf("Unknown parameter '%s'.\n", r.arg())
-	}
-	if r.argIs("help") {
-		fmt.Fprintf(r.out.w, "Usage: %s monitor [help]\n", r.name)
-		return nil
-	}
+	return r.exec([]command{
+		{"", (*rd).monitorShow},
+		{"help", func(r *rd) error {
+			// iproute2 names the program "rdma" here whatever its name.
+			fmt.Fprintf(r.out.w, "Usage: rdma monitor [ -j ]\n")
+			return nil
+		}},
+	}, "mon command")
+}
+
+// monitorShow prints device events (RDMA_NL_GROUP_NOTIFY, Linux 6.10+) as
+// they come, one line each, as iproute2 6.13+ prints them, until
+// interrupted. With -j the events are the elements of one JSON array,
+// which iproute2 leaves open when it is killed; rdmatool closes it when
+// interrupted (SIGINT, SIGTERM), so the output is a whole document.
+func (r *rd) monitorShow() error {
 	si, err := r.conn.Sys.Get(r.ctx)
 	if err != nil {
+		fmt.Fprintf(r.stderr, "Failed to check if RDMA monitoring is supported\n")
 		return err
 	}
 	if si.MonitorMode == 0 {
-		return r.errorf("This kernel does not support RDMA monitoring (Linux 6.10 or later is needed)\n")
+		return r.errorf("RDMA monitoring is not supported by the kernel\n")
 	}
 	o := r.out
-	flusher, _ := o.w.(interface{ Flush() error })
-	for ev, err := range r.conn.Monitor.Events(r.ctx) {
+	flush := func() {
+		if f, ok := o.w.(interface{ Flush() error }); ok {
+			f.Flush()
+		}
+	}
+	events := r.conn.Monitor.Events(r.ctx)
+	o.newDoc()
+	defer o.endDoc()
+	for ev, err := range events {
 		if err != nil {
 			if r.ctx.Err() != nil {
 				return nil // interrupted: the normal end
 			}
 			return err
-		}
-		if o.json {
-			o.jw = &jsonWriter{w: o.w, pretty: o.pretty}
 		}
 		o.openObject()
 		name, ok := eventNames[ev.Type]
@@ -62,16 +74,8 @@ func (r *rd) cmdMonitor() error {
 		if ev.Has(nldev.AttrNdevName) {
 			o.str(anyOut, "netdev_name", " "+ev.NdevName, ev.NdevName)
 		}
-		o.closeObject()
-		if o.jw != nil {
-			o.jw.destroy()
-			o.jw = nil
-		} else {
-			o.text("\n")
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
+		o.newline()
+		flush()
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 )
 
 // Output targets, as iproute2's json_print names them: a value printed with
@@ -19,23 +18,28 @@ const (
 )
 
 // printer reproduces the observable behaviour of iproute2's json_print and
-// json_writer (lib/json_print.c, lib/json_writer.c): the same separators,
-// the same pretty-printing and escapes, the same "JSON context only while a
-// document is open" rule. Byte-identical output depends on it.
+// json_writer (lib/json_print.c, lib/json_writer.c) and of rdma's newline
+// helpers as of iproute2 6.15: the same separators, the same
+// pretty-printing and escapes, the same "JSON context only while a document
+// is open" rule. Byte-identical output depends on it.
 type printer struct {
 	w       io.Writer
-	json    bool // -j
-	pretty  bool // -p
-	oneline bool
+	json    bool        // -j
+	pretty  bool        // -p: pretty JSON; it changes nothing in text
+	oneline bool        // -o
 	jw      *jsonWriter // non-nil while a JSON document is open
 }
 
-func (p *printer) text(s string) {
+func (p *printer) text(s string) { io.WriteString(p.w, s) }
+
+// sl is iproute2's _SL_, the line separator of text output: a backslash
+// with -o (--oneline), so that a record's continuation lines stay on its
+// line, as ip -o prints them.
+func (p *printer) sl() string {
 	if p.oneline {
-		// -o: the continuation lines of a record stay on its line.
-		s = strings.ReplaceAll(s, "\n    ", " ")
+		return "\\"
 	}
-	io.WriteString(p.w, s)
+	return "\n"
 }
 
 // fp prints s in text mode only.
@@ -74,21 +78,20 @@ func (p *printer) closeObject() {
 	}
 }
 
-// newline ends a record: iproute2's newline().
+// newline ends a record: iproute2's close_json_object() and newline(),
+// which prints a line break in JSON output too, so that each record of a
+// JSON array ends its line and the next one's comma starts the following.
 func (p *printer) newline() {
 	p.closeObject()
-	p.fp("\n")
+	p.text("\n")
 }
 
-// newlineIndent starts a continuation line of a record.
-func (p *printer) newlineIndent() {
-	if p.oneline && p.jw == nil {
-		p.text(" ")
-		return
-	}
-	p.newline()
-	p.fp("    ")
-}
+// newlineIndent starts a continuation line of a record, in text only
+// (iproute2's newline_indent).
+func (p *printer) newlineIndent() { p.fp(p.sl() + "    ") }
+
+// printNL ends a line of text output: iproute2's print_nl, nothing in JSON.
+func (p *printer) printNL() { p.fp(p.sl()) }
 
 // openArray and closeArray: in text, str is printed as the array's
 // delimiter; in JSON, str names the array.

@@ -23,8 +23,8 @@ func (r *rd) resHelp() error {
 		"resource show qp link [DEV/PORT] [FILTER-NAME FILTER-VALUE]",
 		"resource show cm_id link [DEV/PORT]",
 		"resource show cm_id link [DEV/PORT] [FILTER-NAME FILTER-VALUE]",
-		"resource show cq link [DEV/PORT]",
-		"resource show cq link [DEV/PORT] [FILTER-NAME FILTER-VALUE]",
+		"resource show cq dev [DEV]",
+		"resource show cq dev [DEV] [FILTER-NAME FILTER-VALUE]",
 		"resource show pd dev [DEV]",
 		"resource show pd dev [DEV] [FILTER-NAME FILTER-VALUE]",
 		"resource show mr dev [DEV]",
@@ -130,7 +130,7 @@ func (r *rd) printU64(name string, v uint64, present bool) {
 	}
 }
 
-// printKey is print_key: hex, a JSON string without 0x. iproute2 6.1 cuts
+// printKey is print_key: hex, a JSON string without 0x. iproute2 cuts
 // the value to 32 bits; rdmatool prints all 64 (the MR's iova).
 func (r *rd) printKey(name string, v uint64, present bool) {
 	if present {
@@ -211,15 +211,11 @@ func (r *rd) printDriver(e *nldev.Entry) {
 		return
 	}
 	o := r.out
-	if r.opt.pretty {
-		o.newlineIndent()
-	}
+	o.newlineIndent()
 	cc := 0
 	for _, d := range e.Driver {
 		if cc > 80 {
-			if r.opt.pretty {
-				o.newlineIndent()
-			}
+			o.newlineIndent()
 			cc = 0
 		}
 		key := "drv_" + d.Name
@@ -281,11 +277,14 @@ func (r *rd) printRaw(e *nldev.Entry) {
 
 var qpTypes = []string{"SMI", "GSI", "RC", "UC", "UD", "RAW_IPV6", "RAW_ETHERTYPE", "UNKNOWN", "RAW_PACKET", "XRC_INI", "XRC_TGT"}
 
+// qpTypeDriver is IB_QPT_DRIVER, a QP type private to a driver.
+const qpTypeDriver = 0xff
+
 func qpTypeName(t uint8) string {
 	if int(t) < len(qpTypes) {
 		return qpTypes[t]
 	}
-	if t == 0xff {
+	if t == qpTypeDriver {
 		return "DRIVER"
 	}
 	return "UNKNOWN"
@@ -351,6 +350,10 @@ func (r *rd) qpLine(q *nldev.QP) {
 	}
 	t := qpTypeName(q.Type)
 	o.str(anyOut, "type", "type "+t+" ", t)
+	if q.Type == qpTypeDriver && q.Has(nldev.AttrResSubtype) {
+		// A driver-internal QP (shown with -dd, Linux 6.10+).
+		o.str(anyOut, "subtype", "subtype "+q.Subtype+" ", q.Subtype)
+	}
 	s := enumName(qpStates, uint64(q.State))
 	o.str(anyOut, "state", "state "+s+" ", s)
 	if q.Has(nldev.AttrResRQPSN) {
@@ -640,6 +643,14 @@ func (r *rd) showSRQs() error {
 	}
 	for i := range srqs {
 		s := &srqs[i]
+		if r.opt.raw {
+			o := r.out
+			o.openObject()
+			r.printDev(s.DevIndex, s.DevName)
+			r.printRaw(&s.Entry)
+			o.newline()
+			continue
+		}
 		cm := comm(&s.Entry)
 		t := enumName(srqTypes, uint64(s.Type))
 		if r.filteredNum("pid", s.PID, s.Has(nldev.AttrResPID)) ||

@@ -1,8 +1,9 @@
 // Package rdmatool is the command behind cmd/rdmatool: iproute2's rdma(8)
 // grammar (objects dev, link, resource, system, statistic, monitor; any
 // prefix of a keyword; DEV, DEV/ and DEV/PORT), its options and its text and
-// JSON output, over package nldev. Output matches iproute2 6.1's rdma byte
-// for byte except for the bugs fixed on purpose, listed in docs/rdmatool.md.
+// JSON output, over package nldev. Output matches iproute2 6.15's rdma byte
+// for byte except for the bugs fixed on purpose, listed in docs/rdmatool.md
+// with what iproute2 6.1 prints differently.
 package rdmatool
 
 import (
@@ -21,7 +22,7 @@ import (
 
 // Version is printed by -V; it names the iproute2 release whose output
 // rdmatool reproduces.
-const Version = "iproute2-6.1.0"
+const Version = "iproute2-6.15.0"
 
 // Run executes one rdmatool command line (without the program name) and
 // returns the exit status.
@@ -243,8 +244,8 @@ func matchLong(long map[string]byte, n string) (byte, bool) {
 func (r *rd) help(w io.Writer) {
 	fmt.Fprintf(w, "Usage: %s [ OPTIONS ] OBJECT { COMMAND | help }\n"+
 		"       %s [ -f[orce] ] -b[atch] filename\n"+
-		"where  OBJECT := { dev | link | resource | system | statistic | help }\n"+
-		"       OPTIONS := { -V[ersion] | -d[etails] | -j[son] | -p[retty] -r[aw]}\n", r.name, r.name)
+		"where  OBJECT := { dev | link | resource | monitor | system | statistic | help }\n"+
+		"       OPTIONS := { -V[ersion] | -d[etails] | -j[son] | -p[retty] | -r[aw]}\n", r.name, r.name)
 }
 
 // init reads the device list once, as iproute2's rd_init: commands resolve

@@ -105,14 +105,15 @@ func need(ps *nldev.PortStats, attrs ...nldev.Attr) error {
 // printHWCounters is res_get_hwcounters with printing.
 func (r *rd) printHWCounters(hw []nldev.HWCounter) {
 	for _, h := range hw {
-		if r.opt.pretty && !r.opt.json {
-			r.out.newlineIndent()
-		}
+		r.out.newlineIndent()
 		r.printU64(h.Name, h.Value, true)
 	}
 }
 
-var statFilters = []filterDef{{name: "cntn", number: true}, {name: "lqpn", number: true}, {name: "pid", number: true}, {name: "qp-type"}}
+// statFilters are stat_valid_filters; iproute2 accepts optional-counters
+// as a filter name and filters nothing with it.
+var statFilters = []filterDef{{name: "cntn", number: true}, {name: "lqpn", number: true}, {name: "pid", number: true}, {name: "qp-type"},
+	{name: "optional-counters"}}
 
 func (r *rd) statQP() error {
 	return r.exec([]command{
@@ -174,7 +175,7 @@ func (r *rd) counterLine(c *nldev.Counter) {
 	r.printComm(&c.Entry, cm)
 	r.printHWCounters(c.HWCounters)
 	o.openArray(jsonOut, "lqpn")
-	o.fp("\n    LQPN: <")
+	o.fp(o.sl() + "    LQPN: <")
 	for i, q := range c.QPs {
 		if i > 0 {
 			o.fp(",")
@@ -206,7 +207,7 @@ func (r *rd) statQPModeOne() error {
 		if !ps.Has(nldev.AttrStatAutoModeMask) {
 			return fmt.Errorf("the kernel's reply has no %v", nldev.AttrStatAutoModeMask)
 		}
-		mode = autoModeString(ps.AutoMask)
+		mode = autoModeString(ps.AutoMask, ps.OpCounters != 0)
 	}
 	o := r.out
 	o.openObject()
@@ -221,7 +222,9 @@ var autoParams = []struct {
 	mask nldev.CounterMask
 }{{"type", nldev.CounterMaskQPType}, {"pid", nldev.CounterMaskPID}}
 
-func autoModeString(mask nldev.CounterMask) string {
+// autoModeString is prepare_auto_mode_str: the criteria of auto mode and
+// whether its counters include the optional ones.
+func autoModeString(mask nldev.CounterMask, optional bool) string {
 	if mask == 0 {
 		return "qp auto off"
 	}
@@ -231,7 +234,11 @@ func autoModeString(mask nldev.CounterMask) string {
 			names = append(names, p.name)
 		}
 	}
-	return "qp auto " + strings.Join(names, ",") + " on"
+	opt := "off"
+	if optional {
+		opt = "on"
+	}
+	return "qp auto " + strings.Join(names, ",") + " on optional-counters " + opt
 }
 
 func (r *rd) statQPSet() error {
@@ -252,15 +259,18 @@ func (r *rd) statQPSet() error {
 	}, "parameter")
 }
 
+// statQPSetAuto is "auto off" or "auto CRITERIA on", each optionally
+// followed by "optional-counters on|off" (iproute2 6.15). A missing or
+// unknown word fails as iproute2 fails it, mostly without a message.
 func (r *rd) statQPSetAuto() error {
 	if r.noArg() {
-		return r.errorf("Please provide auto mode criteria or off.\n")
-	}
-	if prefixOf(r.arg(), "off") {
-		r.next()
-		return r.conn.Stat.SetAuto(r.ctx, r.devIdx, r.portIdx, 0, nil)
+		return r.errorf("")
 	}
 	var mask nldev.CounterMask
+	if prefixOf(r.arg(), "off") {
+		r.next()
+		return r.statQPSetAutoSend(mask)
+	}
 	for _, m := range strings.Split(r.arg(), ",") {
 		if m == "" {
 			continue
@@ -277,27 +287,53 @@ func (r *rd) statQPSetAuto() error {
 		}
 	}
 	if mask == 0 {
-		return r.errorf("Please provide auto mode criteria or off.\n")
+		return r.errorf("")
 	}
 	r.next()
-	if r.noArg() || !prefixOf(r.arg(), "on") {
-		if r.noArg() {
-			return r.errorf("Please provide on or off.\n")
-		}
+	if r.noArg() {
+		return r.errorf("")
+	}
+	if !prefixOf(r.arg(), "on") {
 		return r.errorf("Unknown parameter '%s'.\n", r.arg())
 	}
 	r.next()
+	return r.statQPSetAutoSend(mask)
+}
+
+// statQPSetAutoSend sends the auto mode, with "optional-counters on|off"
+// when words are left.
+func (r *rd) statQPSetAutoSend(mask nldev.CounterMask) error {
 	var opt *bool
-	if r.argIs("optional-counters") {
-		r.next()
-		if r.noArg() || (r.arg() != "on" && r.arg() != "off") {
-			return r.errorf("optional-counters takes on or off.\n")
+	if !r.noArg() {
+		if !prefixOf(r.arg(), "optional-counters") {
+			return r.errorf("")
 		}
-		v := r.arg() == "on"
+		r.next()
+		if strings.ContainsAny(r.arg(), ",-") {
+			return r.errorf("The parameter optional-counters shouldn't include range\n")
+		}
+		v, err := r.onOff("optional-counters")
+		if err != nil {
+			return err
+		}
 		opt = &v
 		r.next()
 	}
 	return r.conn.Stat.SetAuto(r.ctx, r.devIdx, r.portIdx, mask, opt)
+}
+
+// onOff reads "on" or "off", exactly, as iproute2's parse_on_off.
+func (r *rd) onOff(what string) (bool, error) {
+	switch {
+	case r.noArg():
+		// iproute2 reads past the end of its arguments here.
+		return false, r.errorf("Error: argument of \"%s\" is missing\n", what)
+	case r.arg() == "on":
+		return true, nil
+	case r.arg() == "off":
+		return false, nil
+	}
+	return false, r.errorf("Error: argument of \"%s\" must be one of \"off\", \"on\", not \"%s\"\n", what, r.arg())
 }
 
 // statArg reads "NAME VALUE" for a number without a range (stat_get_arg).
@@ -430,9 +466,7 @@ func (r *rd) statModeOne(supported bool) error {
 		} else {
 			o.fp(",")
 		}
-		if r.opt.pretty && !r.opt.json {
-			o.newlineIndent()
-		}
+		o.newlineIndent()
 		o.str(anyOut, "", h.Name, h.Name)
 	}
 	if !first {
@@ -529,7 +563,9 @@ func (r *rd) statMR() error {
 			r.printDev(m.DevIndex, m.DevName)
 			r.printU32("mrn", m.MRN, m.Has(nldev.AttrResMRN))
 			r.printHWCounters(m.HWCounters)
-			o.newline()
+			// iproute2 ends this record with print_nl, not newline.
+			o.closeObject()
+			o.printNL()
 		}
 		return nil
 	})(r)

@@ -2,8 +2,9 @@ package rdmatool
 
 import (
 	"fmt"
-	"github.com/rdmakit/rdmakit/nldev"
 	"slices"
+
+	"github.com/rdmakit/rdmakit/nldev"
 )
 
 func (r *rd) sysHelp() error {
@@ -27,11 +28,16 @@ func (r *rd) sysShow() error {
 	return r.exec([]command{
 		{"", (*rd).sysShowAll},
 		{"netns", (*rd).sysShowAll},
+		{"privileged-qkey", (*rd).sysShowAll},
+		{"monitor", (*rd).sysShowAll},
 	}, "parameter")
 }
 
-// sysShowAll prints the system settings. iproute2 6.1 opens no JSON document
-// here, so -j prints text; rdmatool prints JSON (docs/rdmatool.md).
+// sysShowAll prints the system settings: the netns mode, the privileged
+// Q_Key mode (Linux 6.7+), whether the kernel sends monitor events ("off"
+// before Linux 6.10, which does not say) and copy-on-fork. iproute2 opens
+// no JSON document here, so -j prints text; rdmatool prints JSON
+// (docs/rdmatool.md).
 func (r *rd) sysShowAll() error {
 	si, err := r.conn.Sys.Get(r.ctx)
 	if err != nil {
@@ -51,7 +57,12 @@ func (r *rd) sysShowAll() error {
 		}
 		o.str(anyOut, "netns", "netns "+m+" ", m)
 	}
-	o.onOff(anyOut, "copy-on-fork", "copy-on-fork %s\n", si.CopyOnFork != 0)
+	if si.Has(nldev.AttrSysPrivilegedQKeyMode) {
+		o.onOff(anyOut, "privileged-qkey", "privileged-qkey %s ", si.PrivilegedQKey != 0)
+	}
+	o.onOff(anyOut, "monitor", "monitor %s ", si.MonitorMode != 0)
+	o.onOff(anyOut, "copy-on-fork", "copy-on-fork %s", si.CopyOnFork != 0)
+	o.printNL()
 	return nil
 }
 
@@ -59,6 +70,7 @@ func (r *rd) sysSet() error {
 	setHelp := func(r *rd) error {
 		fmt.Fprintf(r.out.w, "Usage: %s system set [PARAM] value\n", r.name)
 		fmt.Fprintf(r.out.w, "            system set netns { shared | exclusive }\n")
+		fmt.Fprintf(r.out.w, "            system set privileged-qkey { on | off }\n")
 		return nil
 	}
 	return r.exec([]command{
@@ -71,10 +83,14 @@ func (r *rd) sysSet() error {
 			return r.conn.Sys.SetNetNSMode(r.ctx, r.arg() == "shared")
 		}},
 		{"privileged-qkey", func(r *rd) error {
-			if r.noArg() || (r.arg() != "on" && r.arg() != "off") {
+			if r.noArg() {
 				return r.errorf("valid options are: { on | off }\n")
 			}
-			return r.conn.Sys.SetPrivilegedQKey(r.ctx, r.arg() == "on")
+			on, err := r.onOff("privileged-qkey")
+			if err != nil {
+				return err
+			}
+			return r.conn.Sys.SetPrivilegedQKey(r.ctx, on)
 		}},
 	}, "parameter")
 }

@@ -1,7 +1,12 @@
-// Package testbed brings up floor 3 of the tests (docs/design.md, "Tests: four
-// floors") for any test in the module: the real ibsim
-// fabric simulator, OpenSM as subnet manager and SA, and the infiniband-diags
-// C tools, all from Debian packages that scripts/floors/10-ibsim.sh installs.
+// Package testbed brings up floor 3 of the tests (docs/design.md, "Tests:
+// four floors") for any test in the module: the real ibsim fabric
+// simulator, OpenSM as subnet manager and SA, and the infiniband-diags C
+// tools, from Debian packages. Two releases of them can run side by side
+// (Release): Debian 12's, the machine's own, which
+// scripts/floors/10-ibsim.sh installs (Bookworm: diags 44, ibsim 0.10), and
+// Debian 13's, in the root scripts/floors/20-trixie.sh builds (Trixie:
+// diags 56, ibsim 0.12); Releases lists both for a comparison that runs
+// against each.
 //
 // Topologies come from generators (FatTree) or are built node by node
 // (Fabric) and are written in the ibnetdiscover format that ibsim reads,
@@ -9,7 +14,8 @@
 // contain.
 //
 // StartIBSim runs a simulator private to the test (its own
-// IBSIM_SOCKNAME); StartOpenSM brings its subnet up; RunC runs a C tool
+// IBSIM_SOCKNAME; Release.StartIBSim chooses the release); StartOpenSM
+// brings its subnet up; RunC runs a C tool of the simulator's release
 // against it under libumad2sim, so that our commands (through package
 // ibsim's transport) and the C ones can be compared on one fabric. Every
 // process runs in a temporary working directory (libumad2sim writes a fake

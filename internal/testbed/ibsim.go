@@ -40,6 +40,11 @@ type IBSim struct {
 	TopologyFile string
 	// Cmd is the ibsim process.
 	Cmd *exec.Cmd
+	// Release is whose ibsim it is, and whose OpenSM and C tools
+	// StartOpenSM and RunC run against it; nil means Bookworm, the
+	// machine's own (also for a simulator a test did not start, such as
+	// fabricsim's server).
+	Release *Release
 
 	stdin  io.WriteCloser
 	out    *notifyBuffer // stdout: console output
@@ -57,6 +62,8 @@ type IBSimOptions struct {
 	Inet bool
 	// Verbose adds -v: ibsim logs every forward and reply on stderr.
 	Verbose bool
+	// Release chooses whose ibsim runs; nil means Bookworm.
+	Release *Release
 }
 
 var simSeq atomic.Int64
@@ -74,8 +81,9 @@ func StartIBSim(t testing.TB, topo string) *IBSim {
 // StartIBSimWith is StartIBSim with options.
 func StartIBSimWith(t testing.TB, topo string, opt IBSimOptions) *IBSim {
 	t.Helper()
-	Require(t)
-	bin, err := LookPath("ibsim")
+	rel := release(opt.Release)
+	rel.Require(t)
+	bin, err := rel.LookPath("ibsim")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +94,7 @@ func StartIBSimWith(t testing.TB, topo string, opt IBSimOptions) *IBSim {
 	}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		s := &IBSim{Dir: dir, TopologyFile: file}
+		s := &IBSim{Dir: dir, TopologyFile: file, Release: opt.Release}
 		args := []string{"-s"}
 		if opt.Verbose {
 			args = append(args, "-v")
@@ -240,7 +248,7 @@ func (s *IBSim) Env() []string {
 // clientVars are the variables that choose a simulator and a node for an
 // ibsim client; envOver drops inherited ones so that a test never reaches a
 // simulator it did not start.
-var clientVars = []string{"IBSIM_SOCKNAME", "IBSIM_SERVER_NAME", "IBSIM_SERVER_PORT", "SIM_HOST", "SIM_SET_ISSM", "LD_PRELOAD"}
+var clientVars = []string{"IBSIM_SOCKNAME", "IBSIM_SERVER_NAME", "IBSIM_SERVER_PORT", "SIM_HOST", "SIM_SET_ISSM", "LD_PRELOAD", PreloadEnv}
 
 func (s *IBSim) envOver(base []string) []string {
 	env := make([]string, 0, len(base)+3)

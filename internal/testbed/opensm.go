@@ -26,22 +26,19 @@ type OpenSM struct {
 	exited chan struct{}
 }
 
-// StartOpenSM starts OpenSM on node hostNode of sim and waits until it has
+// StartOpenSM starts OpenSM (of sim's Release) on node hostNode of sim and waits until it has
 // brought the subnet up ("SUBNET UP" in its log): LIDs are assigned,
 // forwarding tables programmed, ports Active. It runs with -d2 so that
 // every log message is flushed at once. The process is stopped (SIGTERM,
 // then SIGKILL by PID) when the test ends.
 func StartOpenSM(t testing.TB, sim *IBSim, hostNode string) *OpenSM {
 	t.Helper()
-	Require(t)
+	rel := release(sim.Release)
+	rel.Require(t)
 	if err := checkName(hostNode); err != nil {
 		t.Fatalf("StartOpenSM: %v", err)
 	}
-	bin, err := LookPath("opensm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pre, err := UMAD2SimPath()
+	bin, err := rel.LookPath("opensm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +53,11 @@ func StartOpenSM(t testing.TB, sim *IBSim, hostNode string) *OpenSM {
 	// umad2sim builds its fake sysfs in ./sys-<pid>: the working directory
 	// must be writable and private.
 	cmd.Dir = dir
-	cmd.Env = append(sim.envOver(os.Environ()),
-		"LD_PRELOAD="+pre,
+	env, err := rel.clientEnv(sim.envOver(os.Environ()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(env,
 		"SIM_HOST="+hostNode,
 		"OSM_CACHE_DIR="+filepath.Join(dir, "cache"),
 		"OSM_TMP_DIR="+filepath.Join(dir, "tmp"),

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/rdmakit/rdmakit/internal/floor"
 )
 
 // UMAD2SimEnv overrides where libumad2sim.so is looked for.
@@ -27,18 +25,13 @@ var peers = []struct{ bin, pkg string }{
 	{"saquery", "infiniband-diags"},
 }
 
-// Require skips the test (locally) or fails it (in CI) unless ibsim,
-// libumad2sim, OpenSM and infiniband-diags are installed. Every Start and
-// RunC function calls it, so a test needs to call it only before work of
-// its own.
+// Require skips the test (locally) or fails it (in CI) unless the
+// machine's own ibsim, libumad2sim, OpenSM and infiniband-diags (Bookworm)
+// are installed. Every Start and RunC function calls it for the release it
+// runs, so a test needs to call it only before work of its own.
 func Require(t testing.TB) {
 	t.Helper()
-	for _, p := range peers {
-		_, err := LookPath(p.bin)
-		floor.Need(t, err == nil, fmt.Sprintf("%s (Debian package %s)", p.bin, p.pkg))
-	}
-	_, err := UMAD2SimPath()
-	floor.Need(t, err == nil, "libumad2sim.so (Debian package libumad2sim0)")
+	Bookworm.Require(t)
 }
 
 // LookPath finds a program in PATH and then in the sbin directories, which

@@ -17,10 +17,10 @@ import (
 const RunCTimeout = 60 * time.Second
 
 // RunC runs a libibumad program (ibnetdiscover, smpquery, perfquery,
-// saquery, ...) as a client of sim attached to node simHost (the
-// simulator's default node when empty), under libumad2sim, in a private
-// temporary working directory, and returns what it printed and its exit
-// code. A run that does not finish within RunCTimeout is killed and fails
+// saquery, ...) of sim's Release as a client of sim attached to node
+// simHost (the simulator's default node when empty), under libumad2sim, in
+// a private temporary working directory, and returns what it printed and
+// its exit code. A run that does not finish within RunCTimeout is killed and fails
 // the test.
 func RunC(t testing.TB, sim *IBSim, simHost string, argv ...string) (stdout, stderr string, exitCode int) {
 	t.Helper()
@@ -45,11 +45,12 @@ func RunCContext(ctx context.Context, sim *IBSim, simHost string, argv ...string
 			return "", "", -1, err
 		}
 	}
-	bin, err := LookPath(argv[0])
+	rel := release(sim.Release)
+	bin, err := rel.LookPath(argv[0])
 	if err != nil {
 		return "", "", -1, err
 	}
-	pre, err := UMAD2SimPath()
+	env, err := rel.clientEnv(sim.envOver(os.Environ()))
 	if err != nil {
 		return "", "", -1, err
 	}
@@ -62,7 +63,7 @@ func RunCContext(ctx context.Context, sim *IBSim, simHost string, argv ...string
 
 	cmd := exec.CommandContext(ctx, bin, argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = append(sim.envOver(os.Environ()), "LD_PRELOAD="+pre)
+	cmd.Env = env
 	if simHost != "" {
 		cmd.Env = append(cmd.Env, "SIM_HOST="+simHost)
 	}

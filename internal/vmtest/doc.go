@@ -5,10 +5,18 @@
 // kernel with soft-RoCE (rdma_rxe) and, when it could be built, soft-iWARP
 // (siw).
 //
+// There are two guests, one per kernel series (Options.Kernel):
+//
+//   - Kernel61, the default: Debian 12's kernel 6.1 with the machine's own
+//     tools (iproute2 6.1, rdma-core 44, perftest), under .cache/vm;
+//   - Kernel612: Debian 13's kernel 6.12 (RDMA netlink monitoring) with
+//     Debian 13's tools (iproute2 6.15, rdma-core 56), taken from the root
+//     scripts/floors/20-trixie.sh builds, under .cache/vm-6.12.
+//
 // # Host side
 //
-// scripts/floors/30-vm.sh (run by scripts/setup-floors.sh) prepares the VM
-// under .cache/vm: the kernel, a fixed initramfs and a "ready" stamp. A host
+// scripts/floors/30-vm.sh (run by scripts/setup-floors.sh) prepares each
+// guest: the kernel, siw.ko, a fixed initramfs and a "ready" stamp. A host
 // test calls
 //
 //	vmtest.Run(t, "./nldev", "-test.run=TestLive", "-test.v")
@@ -23,9 +31,10 @@
 // Without the prepared VM it calls floor.Need: the test skips locally and
 // fails in CI. RunWith adds options:
 // environment variables, extra binaries built with `go build`, extra files,
-// cgo, a timeout. Boots are serialised across test processes by a lock file
-// (.cache/vm/run.lock): with two host cores, concurrent TCG guests only slow
-// each other down.
+// cgo, a timeout, the guest. Boots of both guests are serialised across
+// test processes by one lock file (.cache/vm/run.lock): with two host
+// cores, concurrent TCG guests only slow each other down. A test that
+// compares in both guests boots each once with all its cases.
 //
 // # Guest side: the contract
 //
@@ -35,6 +44,7 @@
 //
 //   - It runs as root (PID 1 is the harness /init, scripts/vm/init), with the
 //     memlock limit lifted; $HOME is /root and /tmp is an empty tmpfs.
+//     $VMTEST_KERNEL names the guest ("6.1" or "6.12").
 //   - The working directory is the package's own directory in the module
 //     tree, shared read-only from the host over 9p, so testdata/ is readable
 //     (golden files cannot be refreshed from inside).
@@ -50,11 +60,12 @@
 //     Tests check for siw0 in /sys/class/infiniband and skip without it.
 //   - Devices: /sys/class/infiniband/rxe0, /dev/infiniband/umad0 (rxe0 port
 //     1), /dev/infiniband/uverbs0 (and uverbs1 for siw0), issm0, rdma_cm.
-//   - Tools on $PATH: iproute2's rdma and ip, ibv_devices, ibv_devinfo,
-//     ibv_rc_pingpong, ibv_ud_pingpong, rping, ib_write_bw, ib_send_bw,
-//     ib_read_lat, and busybox. libibverbs finds the rxe and siw providers;
-//     libibverbs, librdmacm and libibumad are in /usr/lib, so cgo binaries
-//     built with Options.CGO can link against them.
+//   - Tools on $PATH, the guest's release's: iproute2's rdma and ip,
+//     ibv_devices, ibv_devinfo, ibv_rc_pingpong, ibv_ud_pingpong, rping,
+//     ib_write_bw, ib_send_bw, ib_read_lat, and busybox. libibverbs finds
+//     the rxe and siw providers; libibverbs, librdmacm and libibumad are in
+//     /usr/lib, so cgo binaries built with Options.CGO (against the
+//     machine's Debian 12 libraries) link against them in either guest.
 //   - The exit status of the test binary is the verdict; output goes to the
 //     serial console and ends up in the host test's log.
 //

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rdmakit/rdmakit/internal/floor"
@@ -123,6 +124,40 @@ func TestGuestCgoVerbs(t *testing.T) {
 	}
 	if got := strings.TrimSpace(string(out)); got != "vmverbs rxe0: ok" {
 		t.Errorf("vmverbs printed %q", got)
+	}
+}
+
+// guestTools are the kernel and iproute2 each guest has (30-vm.sh).
+var guestTools = map[string]struct{ uname, iproute2 string }{
+	"6.1":  {"6.1.", "iproute2-6.1.0"},
+	"6.12": {"6.12.", "iproute2-6.15."},
+}
+
+// TestGuestKernel checks that the guest is the one asked for: its kernel
+// series ($VMTEST_KERNEL) and the iproute2 release that comes with it.
+func TestGuestKernel(t *testing.T) {
+	k := os.Getenv("VMTEST_KERNEL")
+	want, ok := guestTools[k]
+	if !ok {
+		t.Fatalf("$VMTEST_KERNEL = %q names no known guest", k)
+	}
+	var u syscall.Utsname
+	if err := syscall.Uname(&u); err != nil {
+		t.Fatal(err)
+	}
+	var rel []byte
+	for _, c := range u.Release {
+		if c == 0 {
+			break
+		}
+		rel = append(rel, byte(c))
+	}
+	if !strings.HasPrefix(string(rel), want.uname) {
+		t.Errorf("kernel %s, want %s*", rel, want.uname)
+	}
+	out, err := exec.Command("rdma", "-V").Output()
+	if err != nil || !strings.Contains(string(out), want.iproute2) {
+		t.Errorf("rdma -V: %q (%v), want %s", out, err, want.iproute2)
 	}
 }
 

@@ -22,16 +22,40 @@ import (
 	"github.com/rdmakit/rdmakit/internal/floor"
 )
 
-// Paths of the prepared VM, relative to the module root; scripts/floors/30-vm.sh
-// writes them, "ready" last.
+// The kernel series of the prepared guests (Options.Kernel).
 const (
-	cacheDir      = ".cache/vm"
-	readyFile     = cacheDir + "/ready"
-	kernelFile    = cacheDir + "/kernel/vmlinux"
-	initramfsFile = cacheDir + "/initramfs.cpio"
-	runLockFile   = cacheDir + "/run.lock"
+	// Kernel61 is Debian 12's kernel 6.1 with its iproute2 6.1 and
+	// rdma-core 44 tools: the default.
+	Kernel61 = "6.1"
+	// Kernel612 is Debian 13's kernel 6.12 with its iproute2 6.15 and
+	// rdma-core 56 tools (RDMA netlink monitoring, Linux 6.10+).
+	Kernel612 = "6.12"
+)
+
+// Kernels lists every guest, oldest first.
+var Kernels = []string{Kernel61, Kernel612}
+
+// Paths of the prepared VMs, relative to the module root;
+// scripts/floors/30-vm.sh writes them, "ready" last. Boots of every guest
+// share one lock.
+const (
+	readyFile     = "ready"
+	kernelFile    = "kernel/vmlinux"
+	initramfsFile = "initramfs.cpio"
+	runLockFile   = ".cache/vm/run.lock"
 	qemuBinary    = "qemu-system-x86_64"
 )
+
+// cacheDir is where 30-vm.sh prepares the guest of a kernel series.
+func cacheDir(kernel string) (string, error) {
+	switch kernel {
+	case "", Kernel61:
+		return ".cache/vm", nil
+	case Kernel612:
+		return ".cache/vm-6.12", nil
+	}
+	return "", fmt.Errorf("no guest with kernel %q (there are %s)", kernel, strings.Join(Kernels, ", "))
+}
 
 // DefaultTimeout bounds one VM run (boot, test, power-off) when Options.Timeout
 // is zero. TCG boots take several seconds on an idle machine and several
@@ -65,6 +89,9 @@ type Options struct {
 	// Pkg is the package whose tests run in the guest: a path relative to
 	// the module root ("./nldev") or a full import path inside the module.
 	Pkg string
+	// Kernel chooses the guest: Kernel61 (the default when empty) or
+	// Kernel612. The guest's tests find it in $VMTEST_KERNEL.
+	Kernel string
 	// Args are passed to the guest test binary ("-test.run=TestX", "-test.v").
 	// None may be empty or contain a newline.
 	Args []string
@@ -131,9 +158,14 @@ func bootNote(res Result) string {
 	return "; the boot console:\n" + indent(res.BootConsole)
 }
 
-// Available reports whether the VM assets are prepared and qemu is installed.
-func Available() bool {
-	_, err := assets()
+// Available reports whether the default guest (Kernel61) is prepared and
+// qemu is installed.
+func Available() bool { return KernelAvailable(Kernel61) }
+
+// KernelAvailable reports whether the guest of a kernel series is prepared
+// and qemu is installed.
+func KernelAvailable(kernel string) bool {
+	_, err := assets(kernel)
 	return err == nil
 }
 
@@ -148,9 +180,9 @@ func Run(t testing.TB, pkg string, args ...string) {
 // RunWith is Run with options.
 func RunWith(t testing.TB, o Options) {
 	t.Helper()
-	a, err := assets()
+	a, err := assets(o.Kernel)
 	if err != nil {
-		floor.Need(t, false, fmt.Sprintf("kernel test VM (%v)", err))
+		floor.Need(t, false, fmt.Sprintf("kernel test VM %s (%v)", a.kernelSeries, err))
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -176,7 +208,7 @@ func RunWith(t testing.TB, o Options) {
 	}
 	// The guest's tests decide as the host's do whether a missing peer
 	// skips or fails (internal/floor): pass CI on.
-	env := map[string]string{}
+	env := map[string]string{"VMTEST_KERNEL": a.kernelSeries}
 	for k, v := range o.Env {
 		env[k] = v
 	}
@@ -228,34 +260,40 @@ func RunWith(t testing.TB, o Options) {
 	case res.SetupError != "" || res.Status == setupFailedStatus:
 		t.Errorf("vmtest: the VM's harness failed to set up the guest: %s%s", res.SetupError, bootNote(res))
 	case res.Status != 0:
-		t.Errorf("vmtest: %s failed in the VM: exit status %d (after %v)", o.Pkg, res.Status, res.Elapsed.Round(time.Millisecond))
+		t.Errorf("vmtest: %s failed in the %s VM: exit status %d (after %v)", o.Pkg, a.kernelSeries, res.Status, res.Elapsed.Round(time.Millisecond))
 	default:
-		t.Logf("vmtest: %s passed in the VM in %v", o.Pkg, res.Elapsed.Round(time.Millisecond))
+		t.Logf("vmtest: %s passed in the %s VM in %v", o.Pkg, a.kernelSeries, res.Elapsed.Round(time.Millisecond))
 	}
 }
 
 // vmAssets are the absolute paths of a prepared VM.
 type vmAssets struct {
+	kernelSeries                  string
 	root, qemu, kernel, initramfs string
 }
 
-func assets() (vmAssets, error) {
-	root, err := moduleRoot()
+func assets(kernel string) (vmAssets, error) {
+	a := vmAssets{kernelSeries: kernel}
+	if a.kernelSeries == "" {
+		a.kernelSeries = Kernel61
+	}
+	dir, err := cacheDir(kernel)
 	if err != nil {
-		return vmAssets{}, err
+		return a, err
 	}
-	a := vmAssets{
-		root:      root,
-		kernel:    filepath.Join(root, kernelFile),
-		initramfs: filepath.Join(root, initramfsFile),
+	if a.root, err = moduleRoot(); err != nil {
+		return a, err
 	}
-	for _, f := range []string{filepath.Join(root, readyFile), a.kernel, a.initramfs} {
+	dir = filepath.Join(a.root, dir)
+	a.kernel = filepath.Join(dir, kernelFile)
+	a.initramfs = filepath.Join(dir, initramfsFile)
+	for _, f := range []string{filepath.Join(dir, readyFile), a.kernel, a.initramfs} {
 		if _, err := os.Stat(f); err != nil {
-			return vmAssets{}, fmt.Errorf("not prepared: %w", err)
+			return a, fmt.Errorf("not prepared: %w", err)
 		}
 	}
 	if a.qemu, err = exec.LookPath(qemuBinary); err != nil {
-		return vmAssets{}, fmt.Errorf("looking for qemu: %w", err)
+		return a, fmt.Errorf("looking for qemu: %w", err)
 	}
 	return a, nil
 }
@@ -432,6 +470,9 @@ func deadline(t testing.TB) (time.Time, bool) {
 // lockRun takes the lock that serialises VM boots across test processes.
 // flock is released by the kernel if the process dies.
 func lockRun(ctx context.Context, path string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("making the VM lock's directory: %w", err)
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening the VM lock: %w", err)

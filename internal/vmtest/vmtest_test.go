@@ -20,23 +20,39 @@ import (
 	"github.com/rdmakit/rdmakit/internal/floor"
 )
 
-// TestRun boots the VM with this package's guest tests (guest_test.go), which
-// check the contract of doc.go from inside.
+// TestRun boots each guest with this package's guest tests (guest_test.go),
+// which check the contract of doc.go from inside.
 func TestRun(t *testing.T) {
-	floor.Need(t, Available(), "kernel test VM (scripts/floors/30-vm.sh)")
-	notes := filepath.Join(t.TempDir(), "notes.txt")
-	if err := os.WriteFile(notes, []byte("extra file\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, k := range Kernels {
+		t.Run(k, func(t *testing.T) {
+			floor.Need(t, KernelAvailable(k), "kernel test VM "+k+" (scripts/floors/30-vm.sh)")
+			notes := filepath.Join(t.TempDir(), "notes.txt")
+			if err := os.WriteFile(notes, []byte("extra file\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			const probe = "two words=with equals"
+			RunWith(t, Options{
+				Pkg:           "./internal/vmtest",
+				Kernel:        k,
+				Args:          []string{"-test.v", "-test.run=^TestGuest(RXE|SIW|Harness|CgoVerbs|Kernel)$", "-vmtest.probe=" + probe},
+				Env:           map[string]string{"VMTEST_PROBE": probe},
+				ExtraBinaries: map[string]string{"vmhello": "./internal/vmtest/testdata/vmhello", "vmverbs": "./internal/vmtest/testdata/vmverbs"},
+				ExtraFiles:    map[string]string{"notes.txt": notes},
+				CGO:           true,
+			})
+		})
 	}
-	const probe = "two words=with equals"
-	RunWith(t, Options{
-		Pkg:           "./internal/vmtest",
-		Args:          []string{"-test.v", "-test.run=^TestGuest(RXE|SIW|Harness|CgoVerbs)$", "-vmtest.probe=" + probe},
-		Env:           map[string]string{"VMTEST_PROBE": probe},
-		ExtraBinaries: map[string]string{"vmhello": "./internal/vmtest/testdata/vmhello", "vmverbs": "./internal/vmtest/testdata/vmverbs"},
-		ExtraFiles:    map[string]string{"notes.txt": notes},
-		CGO:           true,
-	})
+}
+
+// TestRunUnknownKernel: a guest that does not exist is an error, not a
+// boot of another one.
+func TestRunUnknownKernel(t *testing.T) {
+	if KernelAvailable("5.10") {
+		t.Fatal("a 5.10 guest is reported available")
+	}
+	if _, err := assets("5.10"); err == nil || !strings.Contains(err.Error(), "no guest with kernel") {
+		t.Fatalf("assets(5.10) = %v", err)
+	}
 }
 
 // TestRunReportsGuestFailure checks that a guest test failing on purpose
@@ -84,7 +100,7 @@ func TestRunKillsHungVM(t *testing.T) {
 // there and checks that the harness's own failure comes back as such.
 func TestBootReportsSetupFailure(t *testing.T) {
 	floor.Need(t, Available(), "kernel test VM (scripts/floors/30-vm.sh)")
-	a, err := assets()
+	a, err := assets(Kernel61)
 	if err != nil {
 		t.Fatal(err)
 	}

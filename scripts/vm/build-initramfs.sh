@@ -4,15 +4,21 @@
 # libraries they need, and the harness /init (scripts/vm/init). Test binaries
 # are not in it: they come from the host over 9p at boot.
 #
+# The tools come from the machine's own root, or with SYSROOT from another
+# (20-trixie.sh's Debian 13 root for the 6.12 guest): their libraries are
+# resolved by that root's own loader, so the guest gets that release's
+# programs and C library whole.
+#
 # The archive is left uncompressed: it is read from the host's page cache, and
 # unpacking gzip in the guest costs several tenths of a second under TCG.
 #
-# Usage: build-initramfs.sh <kernel dir from kernel.sh> <init script> <out.cpio>
+# Usage: [SYSROOT=<root>] build-initramfs.sh <kernel dir from kernel.sh> <init script> <out.cpio>
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 K=$(realpath "$1")
 INIT=$(realpath "$2")
 OUT=$(realpath -m "$3")
+S=${SYSROOT:+$(realpath "$SYSROOT")}
 . "$K/kernel.env"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -56,13 +62,23 @@ if [ -f "$K/siw.ko" ]; then
 	echo siw.ko >>"$md/load-order"
 fi
 
-# Tools and every shared library ldd names for them. The awk takes the
+# Tools and every shared library the loader names for them: the host's ldd,
+# or the root's loader with the root's libraries only. The awk takes the
 # resolved path of "name => path" lines and the bare loader line; mawk has
-# no \s, so plain fields only.
+# no \s, so plain fields only. Paths are the root's, without the prefix.
+deps() {
+	if [ -z "$S" ]; then
+		ldd "$1"
+	else
+		"$S/usr/lib64/ld-linux-x86-64.so.2" --inhibit-cache --library-path "$S/usr/lib/x86_64-linux-gnu" --list "$S$1"
+	fi | awk '$2=="=>" && $3 ~ /^\// {print $3} $1 ~ /^\/lib64\// {print $1}' | while read -r l; do
+		echo "${l#"$S"}"
+	done
+}
 copy() {
 	mkdir -p "$W/$(dirname "$1")"
 	rm -f "$W/$1"
-	cp -L "$1" "$W/$1"
+	cp -L "$S$1" "$W/$1"
 }
 BINS="/usr/bin/rdma /usr/bin/ip /usr/bin/ibv_devices /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong
       /usr/bin/ibv_ud_pingpong /usr/bin/rping /usr/bin/ib_write_bw /usr/bin/ib_send_bw /usr/bin/ib_read_lat"
@@ -71,17 +87,17 @@ LIBDIR=/usr/lib/x86_64-linux-gnu
 # pthread_exit (rping). libibumad is for cgo tests of umad.
 LIBS="$LIBDIR/libibverbs/librxe-rdmav34.so $LIBDIR/libibverbs/libsiw-rdmav34.so $LIBDIR/libgcc_s.so.1"
 for f in "$LIBDIR"/libibumad.so.3 "$LIBDIR"/librdmacm.so.1 "$LIBDIR"/libibverbs.so.1; do
-	[ -e "$f" ] && LIBS="$LIBS $f"
+	[ -e "$S$f" ] && LIBS="$LIBS $f"
 done
 for f in $BINS $LIBS; do
-	[ -e "$f" ] || { echo "build-initramfs.sh: missing $f" >&2; exit 1; }
+	[ -e "$S$f" ] || { echo "build-initramfs.sh: missing $S$f" >&2; exit 1; }
 	copy "$f"
-	ldd "$f" | awk '$2=="=>" && $3 ~ /^\// {print $3} $1 ~ /^\/lib64\// {print $1}' |
-		while read -r l; do copy "$l"; done
+	deps "$f" | while read -r l; do copy "$l"; done
 done
 mkdir -p etc/libibverbs.d
-cp /etc/libibverbs.d/rxe.driver /etc/libibverbs.d/siw.driver etc/libibverbs.d/
-[ -d /etc/iproute2 ] && cp -r /etc/iproute2 etc/
+cp "$S/etc/libibverbs.d/rxe.driver" "$S/etc/libibverbs.d/siw.driver" etc/libibverbs.d/
+[ -d "$S/etc/iproute2" ] && cp -r "$S/etc/iproute2" etc/
+[ -d "$S/usr/share/iproute2" ] && mkdir -p usr/share && cp -r "$S/usr/share/iproute2" usr/share/
 echo 'root:x:0:0:root:/root:/bin/sh' >etc/passwd
 echo 'root:x:0:' >etc/group
 printf '127.0.0.1 localhost\n' >etc/hosts

@@ -1,28 +1,36 @@
 #!/usr/bin/env bash
-# Fetches Debian's 6.1 amd64 kernel image package (never installed on the host),
-# extracts it into <dir>/kroot, indexes its modules with depmod, and unpacks the
-# bzImage payload into a raw ELF vmlinux that qemu boots through the PVH entry
-# point (this skips ~3 s of in-guest decompression per boot under TCG).
+# Fetches a Debian amd64 kernel image package of one series (never installed
+# on the host), extracts it into <dir>/kroot, indexes its modules with
+# depmod, and unpacks the bzImage payload into a raw ELF vmlinux that qemu
+# boots through the PVH entry point (this skips ~3 s of in-guest
+# decompression per boot under TCG). The package comes from the apt that
+# APT_CONFIG chooses: the machine's own for bookworm's 6.1, 20-trixie.sh's
+# private one for trixie's 6.12.
 #
-# Usage: kernel.sh <dir>    -> <dir>/kroot, <dir>/vmlinux, <dir>/kernel.env
+# Usage: kernel.sh <dir> [series]   (series: 6.1, the default, or 6.12)
+#        -> <dir>/kroot, <dir>/vmlinux, <dir>/kernel.env
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 D=$(realpath -m "$1")
+series=${2:-6.1}
+case "$series" in [0-9]*.[0-9]*) ;; *) echo "kernel.sh: series '$series' is not N.M" >&2; exit 1 ;; esac
 mkdir -p "$D"
 cd "$D"
 
-# The kernel linux-image-amd64 points at, when it is a 6.1 one; otherwise the
-# newest linux-image-6.1.*-amd64 the archive offers. Resolved once and cached:
-# bookworm-security keeps only the newest ABI.
+# The kernel linux-image-amd64 points at, when it is of the series; otherwise
+# the newest linux-image-<series>.*-amd64 the archive offers. Resolved once
+# and cached: the security archive keeps only the newest ABI. Debian 12 names
+# them linux-image-6.1.0-NN-amd64, Debian 13 linux-image-6.12.NN+debNN-amd64.
 # apt-cache and grep exit non-zero when they find nothing: an answer here,
 # checked below, so their status does not end the script.
+re="^linux-image-${series//./\\.}\\.[0-9]+(-[0-9]+|\\+deb[0-9]+)-amd64(-unsigned)?\$"
 pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	awk '$1=="Depends:" && $2 ~ /^linux-image-6\.1\.[0-9]+-[0-9]+-amd64(-unsigned)?$/ {print $2; exit}' || true)
+	RE=$re awk '$1=="Depends:" && $2 ~ ENVIRON["RE"] {print $2; exit}' || true)
 if [ -z "$pkg" ]; then
-	pkg=$( (apt-cache pkgnames linux-image-6.1. || true) |
-		(grep -E '^linux-image-6\.1\.[0-9]+-[0-9]+-amd64(-unsigned)?$' || true) | sort -V | tail -n 1)
+	pkg=$( (apt-cache pkgnames "linux-image-$series." || true) |
+		(grep -E "$re" || true) | sort -V | tail -n 1)
 fi
-[ -n "$pkg" ] || { echo "kernel.sh: no linux-image-6.1.*-amd64 package known to apt (run apt-get update)" >&2; exit 1; }
+[ -n "$pkg" ] || { echo "kernel.sh: no linux-image-$series.*-amd64 package known to apt (run apt-get update)" >&2; exit 1; }
 kv=${pkg#linux-image-}
 kv=${kv%-unsigned}
 ver=$(apt-cache show --no-all-versions "$pkg" | awk '$1=="Version:" {print $2; exit}')
@@ -33,6 +41,9 @@ mkdir debs kroot
 (cd debs && apt-get download -q "$pkg=$ver" 2>&1 | grep -v 'unsandboxed' || true)
 deb=$(ls debs/*.deb)
 dpkg-deb -x "$deb" kroot
+# Debian 13 puts the modules under /usr/lib; depmod and modprobe -d look in
+# /lib of their base.
+[ -e kroot/lib ] || ln -s usr/lib kroot/lib
 depmod -b kroot "$kv"
 
 vmlinuz=kroot/boot/vmlinuz-$kv
