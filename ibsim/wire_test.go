@@ -207,3 +207,18 @@ func deliverOne(tr *Transport, r simRequest) *mad.Packet {
 	}
 	return p
 }
+
+func TestRefusal(t *testing.T) {
+	var m ctlMsg
+	if got := refusal(&m); got != "refused (the simulator gives no reason)" {
+		t.Errorf("no reason: %q", got)
+	}
+	copy(m.data[:], "refused: all 64 client slots are in use\x00junk")
+	if got := refusal(&m); got != "refused: all 64 client slots are in use" {
+		t.Errorf("a reason: %q", got)
+	}
+	copy(m.data[:], "refused: \x01\x02")
+	if got := refusal(&m); got != "refused (the simulator gives no reason)" {
+		t.Errorf("binary after the prefix: %q", got)
+	}
+}
