@@ -34,10 +34,27 @@ type Latency struct {
 	Loss       float64       // percent of MADs lost
 }
 
+// MaxLatency bounds each delay of the latency model: a MAD that waits
+// longer than this has timed out at every client.
+const MaxLatency = time.Minute
+
 // SetLatency changes the latency model; the zero Latency turns it off.
+// Delays run from 0 to MaxLatency, QueueDepth is not negative, Loss is a
+// percentage from 0 to 100 (NaN is refused).
 func (f *Fabric) SetLatency(l Latency) error {
-	if l.Hop < 0 || l.SMA < 0 || l.Agent < 0 || l.QueueDepth < 0 || l.Loss < 0 || l.Loss > 100 {
-		return fmt.Errorf("latency model %+v: negative values or a loss above 100%%", l)
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"hop", l.Hop}, {"SMA", l.SMA}, {"agent", l.Agent}} {
+		if d.d < 0 || d.d > MaxLatency {
+			return fmt.Errorf("latency model: %s delay %v: want 0 to %v", d.name, d.d, MaxLatency)
+		}
+	}
+	if l.QueueDepth < 0 {
+		return fmt.Errorf("latency model: queue depth %d is negative", l.QueueDepth)
+	}
+	if !(l.Loss >= 0 && l.Loss <= 100) {
+		return fmt.Errorf("latency model: loss %v%%: want 0 to 100", l.Loss)
 	}
 	if l == (Latency{}) {
 		f.lat.Store(nil)

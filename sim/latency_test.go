@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"sync"
 	"testing"
@@ -208,5 +209,18 @@ func waitFor(t testing.TB, cond func() bool) {
 			t.Fatal("timed out waiting")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestSetLatencyRefuses(t *testing.T) {
+	f := fatTree(t, 2, 2)
+	for _, l := range []Latency{{Loss: math.NaN()}, {Loss: -1}, {Loss: 101}, {Loss: math.Inf(1)},
+		{Hop: -1}, {SMA: MaxLatency + 1}, {Agent: -time.Second}, {QueueDepth: -1}} {
+		if err := f.SetLatency(l); err == nil {
+			t.Errorf("SetLatency(%+v) accepted", l)
+		}
+	}
+	if f.Latency() != (Latency{}) {
+		t.Errorf("a refused model took effect: %+v", f.Latency())
 	}
 }

@@ -161,8 +161,14 @@ func ParseLatency(base sim.Latency, s string) (sim.Latency, error) {
 			l.Agent, err = duration(v)
 		case "queue":
 			l.QueueDepth, err = strconv.Atoi(v)
+			if err == nil && l.QueueDepth < 0 {
+				err = fmt.Errorf("want 0 (no limit) or more requests")
+			}
 		case "loss":
 			l.Loss, err = strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+			if err == nil && !(l.Loss >= 0 && l.Loss <= 100) {
+				err = fmt.Errorf("want a percentage from 0 to 100")
+			}
 		default:
 			return l, usage("latency: unknown key %q (hop, sma, agent, queue, loss)", k)
 		}
@@ -174,12 +180,21 @@ func ParseLatency(base sim.Latency, s string) (sim.Latency, error) {
 }
 
 // duration takes Go durations, and bare numbers as microseconds (the
-// unit the model is specified in).
+// unit the model is specified in), from 0 to sim.MaxLatency.
 func duration(v string) (time.Duration, error) {
+	var d time.Duration
 	if n, err := strconv.ParseFloat(v, 64); err == nil {
-		return time.Duration(n * float64(time.Microsecond)), nil
+		if !(n >= 0 && n <= float64(sim.MaxLatency/time.Microsecond)) {
+			return 0, fmt.Errorf("want 0 to %v", sim.MaxLatency)
+		}
+		d = time.Duration(n * float64(time.Microsecond))
+	} else if d, err = time.ParseDuration(v); err != nil {
+		return 0, err
 	}
-	return time.ParseDuration(v)
+	if d < 0 || d > sim.MaxLatency {
+		return 0, fmt.Errorf("want 0 to %v", sim.MaxLatency)
+	}
+	return d, nil
 }
 
 func parseErrors(kvs []string) (sim.PortErrors, error) {
