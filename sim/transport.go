@@ -220,6 +220,8 @@ func (f *Fabric) finish(to int32, out outcome, m *msg) bool {
 		t.att.deliver(t, m)
 		return true
 	}
+	f.delayed.Add(1)
+	f.delayNS.Add(int64(d))
 	pkt := t.att.packet(t, m)
 	node := m.agentNode
 	after(d, func() {

@@ -25,7 +25,11 @@ import (
 //	                            downed, rcv, remote, relay, discards,
 //	                            constraint, integrity, overrun, vl15, wait
 //	sweep                       run the built-in SM again
-//	status                      one line about the fabric
+//	status                      one line about the fabric (and the MADs
+//	                            the latency model delayed, with the sum
+//	                            of their delays: a one-at-a-time tool's
+//	                            nominal time is its time without latency
+//	                            plus that sum)
 //	help
 //
 // Blank lines and lines starting with # do nothing.
@@ -121,8 +125,9 @@ func (c *Console) Exec(ctx context.Context, line string) (string, error) {
 		return fmt.Sprintf("swept: %d switches, %d CAs, max LID %d, %d SMPs in %v", res.Switches, res.CAs, res.MaxLID, res.SMPs, res.Total.Round(time.Microsecond)), err
 	case "status":
 		l := c.F.Latency()
-		return fmt.Sprintf("%d nodes, SM %v, %d sweeps, latency hop=%v sma=%v agent=%v queue=%d loss=%g%%, %d queue drops",
-			c.F.NodeCount(), c.F.SMState(), c.F.Sweeps(), l.Hop, l.SMA, l.Agent, l.QueueDepth, l.Loss, c.F.QueueDrops()), nil
+		mads, delay := c.F.Delayed()
+		return fmt.Sprintf("%d nodes, SM %v, %d sweeps, latency hop=%v sma=%v agent=%v queue=%d loss=%g%%, %d queue drops, %d MADs delayed by %.6f s in all",
+			c.F.NodeCount(), c.F.SMState(), c.F.Sweeps(), l.Hop, l.SMA, l.Agent, l.QueueDepth, l.Loss, c.F.QueueDrops(), mads, delay.Seconds()), nil
 	}
 	return "", usage("unknown command %q (try help)", w[0])
 }
