@@ -11,8 +11,11 @@
 #                  that minimising what the fuzzer finds never stalls it;
 #                  Go's default of 60 s per input leaves a short run at 0
 #                  execs/s most of its time)
-#   FUZZ_BUDGET    seconds for all targets (default 600); when the targets
-#                  at FUZZ_TIME would take longer, each gets an even share
+#   FUZZ_BUDGET    seconds for the whole run (default 600); when the
+#                  targets at FUZZ_TIME would take longer (counting about
+#                  FUZZ_OVERHEAD, default 4 s, per target for building and
+#                  replaying its corpus), each gets an even share, at least
+#                  2 s
 #   FUZZ_PARALLEL  -parallel, fuzzing workers per target (default: GOMAXPROCS)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,9 +62,10 @@ if ((n == 0)); then
 	exit 1
 fi
 per=$(secs "$FUZZ_TIME")
-if ((per * n > FUZZ_BUDGET)); then
-	per=$((FUZZ_BUDGET / n))
-	((per >= 1)) || per=1
+over=${FUZZ_OVERHEAD:-4}
+if (((per + over) * n > FUZZ_BUDGET)); then
+	per=$((FUZZ_BUDGET / n - over))
+	((per >= 2)) || per=2
 fi
 echo "fuzz: $n targets, ${per}s each, minimisation $FUZZ_MINIMIZE (budget ${FUZZ_BUDGET}s)"
 
