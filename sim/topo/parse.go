@@ -425,7 +425,10 @@ func (p *parser) header(rest string, typ iba.NodeType, line int) string {
 	}
 	nports, n := strtoull(r)
 	if n == 0 {
-		return kind + " header: missing port count (or not a number of at most 64 bits)"
+		if r != "" && r[0] >= '0' && r[0] <= '9' {
+			return fmt.Sprintf("%s header: port count %s (1 to 254)", kind, firstWord(r))
+		}
+		return kind + " header: missing port count"
 	}
 	if nports < 1 || nports > 254 {
 		return fmt.Sprintf("%s header: %d ports (1 to 254)", kind, nports)
