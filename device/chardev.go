@@ -122,7 +122,7 @@ func (f FS) readCharDev(classDir, name string) (*CharDev, string, error) {
 // rdma/ib_user_mad.h). A missing file means ib_umad is not loaded.
 func (f FS) MADABIVersion() (int, error) {
 	path := f.sys("class", "infiniband_mad", "abi_version")
-	b, err := os.ReadFile(path)
+	b, err := readAttr(path)
 	if err != nil {
 		return 0, err
 	}

@@ -184,7 +184,7 @@ func (r *attrs) fail(name string, err error) {
 // read returns the attribute without its trailing newline; ok is false when
 // the file does not exist.
 func (r *attrs) read(name string) (string, bool) {
-	b, err := os.ReadFile(r.path(name))
+	b, err := readAttr(r.path(name))
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			r.fail(name, err)

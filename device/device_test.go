@@ -514,3 +514,22 @@ func FuzzParseRate(f *testing.F) {
 		}
 	})
 }
+
+// TestAttrBound: a sysfs root whose attribute is an endless file is
+// refused after a page, not read forever.
+func TestAttrBound(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	if _, err := readAttr("/dev/zero"); err == nil || !strings.Contains(err.Error(), "not a sysfs attribute") {
+		t.Errorf("readAttr(/dev/zero): %v", err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "node_guid")
+	if err := os.WriteFile(p, []byte("0002:c903:0000:0001\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := readAttr(p); err != nil || string(b) != "0002:c903:0000:0001\n" {
+		t.Errorf("readAttr: %q %v", b, err)
+	}
+}

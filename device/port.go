@@ -215,7 +215,7 @@ func numberedFiles(dir string) ([]int, error) {
 }
 
 func readGID(path string) (iba.GID, bool) {
-	b, err := os.ReadFile(path)
+	b, err := readAttr(path)
 	if err != nil {
 		return iba.GID{}, false
 	}
@@ -238,10 +238,10 @@ func readGIDs(dir string) ([]GIDEntry, error) {
 		e := GIDEntry{Index: i, GID: g}
 		// The kernel answers EINVAL for the attributes of unused
 		// entries and of IB GIDs; such entries just have no type.
-		if b, err := os.ReadFile(filepath.Join(dir, "gid_attrs", "types", s)); err == nil {
+		if b, err := readAttr(filepath.Join(dir, "gid_attrs", "types", s)); err == nil {
 			e.Type = strings.TrimSpace(string(b))
 		}
-		if b, err := os.ReadFile(filepath.Join(dir, "gid_attrs", "ndevs", s)); err == nil {
+		if b, err := readAttr(filepath.Join(dir, "gid_attrs", "ndevs", s)); err == nil {
 			e.NetDev = strings.TrimSpace(string(b))
 		}
 		out = append(out, e)
@@ -257,7 +257,7 @@ func readPKeys(dir string) ([]PKeyEntry, error) {
 	var out []PKeyEntry
 	for _, i := range idx {
 		path := filepath.Join(dir, "pkeys", strconv.Itoa(i))
-		b, err := os.ReadFile(path)
+		b, err := readAttr(path)
 		if err != nil {
 			if unsupported(err) {
 				continue
@@ -312,7 +312,7 @@ func readCounters(dir string) (map[string]uint64, error) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		b, err := os.ReadFile(path)
+		b, err := readAttr(path)
 		if err != nil {
 			if unsupported(err) || errors.Is(err, fs.ErrPermission) {
 				continue

@@ -452,7 +452,7 @@ func (t *Transport) SetISSM(ctx context.Context, on bool) error {
 		return err
 	}
 	if reply.typ == ctlError {
-		return fmt.Errorf("%v: SET_ISSM refused", t.cfg)
+		return fmt.Errorf("%v: SET_ISSM %s", t.cfg, refusal(&reply))
 	}
 	t.issm.Store(on)
 	return nil
@@ -719,8 +719,11 @@ func (t *Transport) LocalPort(ctx context.Context) (mad.LocalPort, error) {
 	if err != nil {
 		return mad.LocalPort{}, err
 	}
-	if ni.typ == ctlError || pi.typ == ctlError {
-		return mad.LocalPort{}, fmt.Errorf("%v: reading the attached port refused", t.cfg)
+	switch {
+	case ni.typ == ctlError:
+		return mad.LocalPort{}, fmt.Errorf("%v: reading the attached node (GET_NODEINFO) %s", t.cfg, refusal(&ni))
+	case pi.typ == ctlError:
+		return mad.LocalPort{}, fmt.Errorf("%v: reading the attached port (GET_PORTINFO) %s", t.cfg, refusal(&pi))
 	}
 	return localPortFrom(t.nodeID, &ni.data, &pi.data), nil
 }

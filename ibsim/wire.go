@@ -197,3 +197,29 @@ func madOUI(m []byte) uint32 {
 	}
 	return uint32(m[madOUIOffset])<<16 | uint32(m[madOUIOffset+1])<<8 | uint32(m[madOUIOffset+2])
 }
+
+// refusedPrefix starts the reason a server may put in a refusal's data
+// (fabricsim's does; ibsim leaves the request's data there).
+const refusedPrefix = "refused: "
+
+// refusal describes a refused control request: the server's reason when
+// it gave one, else that it gave none.
+func refusal(m *ctlMsg) string {
+	d := m.data[:]
+	if len(d) < len(refusedPrefix) || string(d[:len(refusedPrefix)]) != refusedPrefix {
+		return "refused (the simulator gives no reason)"
+	}
+	d = d[len(refusedPrefix):]
+	for i, c := range d {
+		if c == 0 {
+			d = d[:i]
+			break
+		}
+	}
+	for _, c := range d {
+		if c < 0x20 || c > 0x7e {
+			return "refused (the simulator gives no reason)"
+		}
+	}
+	return "refused: " + string(d)
+}

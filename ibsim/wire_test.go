@@ -207,3 +207,84 @@ func deliverOne(tr *Transport, r simRequest) *mad.Packet {
 	}
 	return p
 }
+
+func TestRefusal(t *testing.T) {
+	var m ctlMsg
+	if got := refusal(&m); got != "refused (the simulator gives no reason)" {
+		t.Errorf("no reason: %q", got)
+	}
+	copy(m.data[:], "refused: all 64 client slots are in use\x00junk")
+	if got := refusal(&m); got != "refused: all 64 client slots are in use" {
+		t.Errorf("a reason: %q", got)
+	}
+	copy(m.data[:], "refused: \x01\x02")
+	if got := refusal(&m); got != "refused (the simulator gives no reason)" {
+		t.Errorf("binary after the prefix: %q", got)
+	}
+}
+
+// FuzzRecvBatch runs the reader's batching on arbitrary datagrams: a
+// batch of up to rxBatch (a length byte, then that many bytes, each) is
+// decoded, the wanted packets queued, taken off in order and recycled,
+// twice over so recycled memory holds the second batch. No input may
+// panic; what comes out is what decodeBatch kept, each with a registered
+// agent and a whole MAD header.
+func FuzzRecvBatch(f *testing.F) {
+	m := make([]byte, requestSize)
+	(&simRequest{dlid: 0xffff, slid: 0xffff, length: madSize, mad: []byte{1, 0x81, 1, 0x81}}).marshal(m)
+	bounced := append([]byte(nil), m...)
+	bounced[19] = statusDropped
+	one := func(b []byte) []byte { return append([]byte{byte(len(b))}, b...) }
+	f.Add(append(one(m[:255]), one(bounced[:200])...))
+	f.Add(one(m[:255]))
+	f.Add([]byte{0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr := &Transport{pending: map[pendKey]pendEntry{}, rxQueue: newRxQueue()}
+		tr.Register(mad.AgentSpec{Class: 0x81})
+		tr.Register(mad.AgentSpec{Class: 0x32, OUI: 0x1405, Methods: []uint8{1}})
+		for round := range 2 {
+			var slots []*rxSlot
+			var sizes []int
+			rest := data
+			for len(rest) > 0 && len(slots) < rxBatch {
+				n := min(int(rest[0]), len(rest)-1)
+				s := tr.freeSlot()
+				// A datagram as recvmmsg leaves it: its bytes, after them
+				// whatever an earlier one left.
+				copy(s.raw[:], rest[1:1+n])
+				if round == 1 && n > 0 {
+					s.raw[0] ^= 0x80 // the second batch differs
+				}
+				slots = append(slots, s)
+				sizes = append(sizes, n)
+				rest = rest[1+n:]
+			}
+			kept := tr.decodeBatch(slots, sizes)
+			if kept > len(slots) {
+				t.Fatalf("kept %d of %d", kept, len(slots))
+			}
+			if sent := tr.push(slots[:kept:kept]); sent != kept && kept > 0 {
+				t.Fatalf("pushed %d of %d into an empty queue", sent, kept)
+			}
+			got := 0
+			var b []*rxSlot
+			select {
+			case b = <-tr.rx:
+			default:
+			}
+			for p := tr.pop(b); p != nil; p = tr.pop(nil) {
+				got++
+				if p.Err == nil && (len(p.MAD) < madHeaderSize || p.Agent < 0 || p.Agent >= 2) {
+					t.Fatalf("delivered agent %d, a %d-byte MAD", p.Agent, len(p.MAD))
+				}
+				tr.Recycle(p)
+			}
+			if got != kept {
+				t.Fatalf("took %d packets off the queue, %d were kept", got, kept)
+			}
+			if tr.queued.Load() != 0 {
+				t.Fatalf("%d packets still counted as queued", tr.queued.Load())
+			}
+		}
+	})
+}

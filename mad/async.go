@@ -34,7 +34,7 @@ import (
 func (c *Client) Start(ctx context.Context, req Request, done func(*Reply, error)) {
 	// One block holds the call, its exchange, MAD, packet and reply.
 	a := asyncPool.Get().(*asyncCall)
-	a.done, a.busyWait, a.try = done, c.busyBackoff, 1
+	a.done, a.busyWait, a.try, a.waited = done, c.busyBackoff, 1, 0
 	x := &a.x
 	if err := c.prepare(ctx, req, x); err != nil {
 		done(nil, err)
@@ -92,6 +92,7 @@ type asyncCall struct {
 	done     func(*Reply, error)
 	start    time.Time
 	busyWait time.Duration
+	waited   int // tries that ended otherwise than by the transport's drop
 	// refs counts who may still use the call: one for the call until it
 	// ends with a reply and no error, one for each send under way. The
 	// call goes back to asyncPool when it drops to 0. A call that ends
@@ -216,8 +217,11 @@ func (c *Client) resend(a *asyncCall, try int, last error) {
 func (c *Client) tryOver(a *asyncCall, try int, cause error) {
 	x := &a.x
 	x.traceTimeout(try, cause, a.start)
+	if cause == nil {
+		a.waited++
+	}
 	if try >= x.tries {
-		c.finishAsync(a, nil, x.timeoutError(x.request, cause))
+		c.finishAsync(a, nil, x.noReplyError(x.request, cause, a.waited, a.start))
 		return
 	}
 	c.resend(a, try+1, cause)
@@ -251,6 +255,7 @@ func (c *Client) asyncReply(a *asyncCall, try int, p *Packet) {
 	// BUSY: ask again after the backoff, which doubles each time.
 	wait := a.busyWait
 	a.busyWait = min(2*a.busyWait, x.timeout)
+	a.waited++
 	time.AfterFunc(wait, func() { c.resend(a, try+1, err) })
 }
 

@@ -144,9 +144,9 @@ func TestStartTransportDrop(t *testing.T) {
 	c := newClient(t, tr, mad.WithTimeout(time.Hour))
 	start := time.Now()
 	_, err := startWait(t, c, testCtx(t), nodeInfoReq(4))
-	var te *mad.TimeoutError
-	if !errors.As(err, &te) || !errors.Is(err, drop) || te.Tries != 3 {
-		t.Fatalf("got %v, want a TimeoutError of 3 tries wrapping the drop", err)
+	var de *mad.DroppedError
+	if !errors.As(err, &de) || !errors.Is(err, drop) || de.Tries != 3 {
+		t.Fatalf("got %v, want a DroppedError of 3 tries wrapping the drop", err)
 	}
 	if tr.Sent() != 3 || time.Since(start) > 10*time.Second {
 		t.Errorf("sent %d in %v: each report should end its try at once", tr.Sent(), time.Since(start))

@@ -20,6 +20,47 @@ const (
 	DefaultTries   = 3
 )
 
+// The ranges of the wait per try and the number of tries, of the options
+// and of a Route: a wait beyond an hour or a thousand tries is a mistake
+// (a flag in the wrong unit, an overflow), not a plan. Zero takes the
+// default; anything else out of range fails every RPC with a
+// *RangeError.
+const (
+	MaxTimeout = time.Hour
+	MaxTries   = 1000
+)
+
+// ErrRange is matched (errors.Is) by every *RangeError.
+var ErrRange = errors.New("mad: option out of range")
+
+// RangeError is an option or a Route field out of its range.
+type RangeError struct {
+	What  string // "WithTimeout", "Route.Tries", ...
+	Value any
+	Range string
+}
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("mad: %s %v is out of range (%s)", e.What, e.Value, e.Range)
+}
+
+// Is makes errors.Is(err, ErrRange) true.
+func (e *RangeError) Is(target error) bool { return target == ErrRange }
+
+func checkTimeout(what string, d time.Duration) error {
+	if d < 0 || d > MaxTimeout {
+		return &RangeError{What: what, Value: d, Range: fmt.Sprintf("0 for the default, else up to %v", MaxTimeout)}
+	}
+	return nil
+}
+
+func checkTries(what string, n int) error {
+	if n < 0 || n > MaxTries {
+		return &RangeError{What: what, Value: n, Range: fmt.Sprintf("0 for the default, else 1 to %d", MaxTries)}
+	}
+	return nil
+}
+
 // RMPPWindow is the receive window this client offers a sender: how many
 // segments may arrive before it acknowledges (IBA 13.6.3.2).
 const RMPPWindow = 64
@@ -31,10 +72,14 @@ const maxRMPPSegments = 1 << 20
 // Option configures a Client.
 type Option func(*Client)
 
-// WithTimeout sets the wait per try for routes that do not set their own.
+// WithTimeout sets the wait per try for routes that do not set their own:
+// 0 keeps DefaultTimeout; a negative wait or one beyond MaxTimeout makes
+// every RPC fail with a *RangeError.
 func WithTimeout(d time.Duration) Option {
 	return func(c *Client) {
-		if d > 0 {
+		if err := checkTimeout("WithTimeout", d); err != nil {
+			c.optErr = err
+		} else if d > 0 {
 			c.timeout = d
 		}
 	}
@@ -42,10 +87,13 @@ func WithTimeout(d time.Duration) Option {
 
 // WithRetries sets how many times a request is sent before the RPC fails
 // (infiniband-diags' --retries counts the same way: all sends), for routes
-// that do not set their own.
+// that do not set their own: 0 keeps DefaultTries; a negative count or
+// one beyond MaxTries makes every RPC fail with a *RangeError.
 func WithRetries(n int) Option {
 	return func(c *Client) {
-		if n > 0 {
+		if err := checkTries("WithRetries", n); err != nil {
+			c.optErr = err
+		} else if n > 0 {
 			c.tries = n
 		}
 	}
@@ -56,10 +104,14 @@ func WithRetries(n int) Option {
 func WithTrace(f func(TraceEvent)) Option { return func(c *Client) { c.trace = f } }
 
 // WithBusyBackoff sets the first wait before a request answered BUSY is
-// sent again; each further BUSY doubles it, up to the try timeout.
+// sent again; each further BUSY doubles it, up to the try timeout. 0
+// keeps the default (10 ms); out of 0..MaxTimeout every RPC fails with a
+// *RangeError.
 func WithBusyBackoff(d time.Duration) Option {
 	return func(c *Client) {
-		if d > 0 {
+		if err := checkTimeout("WithBusyBackoff", d); err != nil {
+			c.optErr = err
+		} else if d > 0 {
 			c.busyBackoff = d
 		}
 	}
@@ -75,6 +127,7 @@ type Client struct {
 	tries       int
 	busyBackoff time.Duration
 	trace       func(TraceEvent)
+	optErr      error // an option out of range: every RPC fails with it
 
 	tidHigh uint32
 	tidLow  atomic.Uint32
@@ -462,7 +515,16 @@ func (c *Client) prepare(ctx context.Context, req Request, x *exchange) error {
 	if req.Target == nil {
 		return errors.New("mad: request without a target")
 	}
+	if c.optErr != nil {
+		return c.optErr
+	}
 	rt := req.Target.Route()
+	if err := checkTimeout("Route.Timeout", rt.Timeout); err != nil {
+		return fmt.Errorf("%s to %s: %w", rpcName(req.Class, req.Method), req.Target, err)
+	}
+	if err := checkTries("Route.Tries", rt.Tries); err != nil {
+		return fmt.Errorf("%s to %s: %w", rpcName(req.Class, req.Method), req.Target, err)
+	}
 	class := req.Class
 	if rt.DR != nil {
 		if class != iba.ClassSubnMgt && class != iba.ClassSubnMgtDirected {
@@ -657,6 +719,7 @@ func (x *exchange) run() (*Reply, error) {
 	segmented := x.ci.rmpp && len(x.request) > Size && !c.t.KernelRMPP()
 	busyWait := c.busyBackoff
 	var last error
+	waited := 0 // tries that ended otherwise than by the transport's drop
 	start := time.Now()
 	for try := 1; try <= x.tries; try++ {
 		if try > 1 {
@@ -669,6 +732,7 @@ func (x *exchange) run() (*Reply, error) {
 				var te *TimeoutError
 				if errors.As(err, &te) {
 					last = err
+					waited++
 					continue
 				}
 				return nil, err
@@ -681,6 +745,7 @@ func (x *exchange) run() (*Reply, error) {
 			busy, err := x.settle(rep, first, try, start)
 			if busy {
 				last = err
+				waited++
 				select {
 				case <-time.After(busyWait):
 				case <-x.ctx.Done():
@@ -698,8 +763,11 @@ func (x *exchange) run() (*Reply, error) {
 		if errors.As(err, &tt) {
 			last = tt.cause
 		}
+		if tt == nil || tt.cause == nil {
+			waited++
+		}
 	}
-	return nil, x.timeoutError(first, last)
+	return nil, x.noReplyError(first, last, waited, start)
 }
 
 // settle fills in a reply that ends try and says what it means: busy when
@@ -735,6 +803,17 @@ func (x *exchange) ctxError() error { return x.fail(x.ctx.Err()) }
 // is what ended the last one, when something said.
 func (x *exchange) timeoutError(first []byte, last error) *TimeoutError {
 	return &TimeoutError{RPC: x.name, Attr: x.attr, Target: x.tname(), Tries: x.tries, Timeout: x.timeout, Last: last, Request: first}
+}
+
+// noReplyError is the RPC's failure when no try got a reply: a
+// *DroppedError when the transport reported every try dropped (waited,
+// the tries that ran out their timeout or got BUSY, is 0), else a
+// *TimeoutError.
+func (x *exchange) noReplyError(first []byte, last error, waited int, start time.Time) error {
+	if waited == 0 && last != nil {
+		return &DroppedError{RPC: x.name, Attr: x.attr, Target: x.tname(), Tries: x.tries, Elapsed: time.Since(start), Last: last, Request: first}
+	}
+	return x.timeoutError(first, last)
 }
 
 // traceTimeout reports the end of an unanswered try.

@@ -127,18 +127,62 @@ func TestPerRouteTimeoutAndTries(t *testing.T) {
 	}
 }
 
-func TestTransportDropCountsAsTimeout(t *testing.T) {
+// TestTransportDrop: tries the transport reports dropped end at once;
+// when all were, the RPC fails with a DroppedError (which still matches
+// ErrTimeout), not a timeout of tries it never waited for.
+func TestTransportDrop(t *testing.T) {
 	drop := errors.New("ibsim: status 110, MAD dropped")
 	tr := madtest.New(func(req *mad.Packet) []*mad.Packet { return []*mad.Packet{madtest.DroppedReport(req, drop)} })
 	c := newClient(t, tr, mad.WithTimeout(time.Hour))
 	start := time.Now()
 	err := c.SubnGet(testCtx(t), lid(4), &iba.NodeInfo{}, 0)
-	var te *mad.TimeoutError
-	if !errors.As(err, &te) || !errors.Is(err, drop) {
-		t.Fatalf("got %v, want a TimeoutError wrapping the drop", err)
+	var de *mad.DroppedError
+	if !errors.As(err, &de) || !errors.Is(err, drop) || !errors.Is(err, mad.ErrDropped) || !errors.Is(err, mad.ErrTimeout) || de.Tries != 3 {
+		t.Fatalf("got %v, want a DroppedError of 3 tries wrapping the drop", err)
+	}
+	if strings.Contains(err.Error(), "timed out") || !strings.Contains(err.Error(), "dropped on each of 3 tries") {
+		t.Errorf("message %q", err)
 	}
 	if tr.Sent() != 3 || time.Since(start) > 10*time.Second {
 		t.Errorf("sent %d in %v: each report should end its try at once", tr.Sent(), time.Since(start))
+	}
+
+	// One try dropped, the others unanswered: a timeout after all.
+	var n atomic.Int32
+	tr = madtest.New(func(req *mad.Packet) []*mad.Packet {
+		if n.Add(1) == 1 {
+			return []*mad.Packet{madtest.DroppedReport(req, drop)}
+		}
+		return nil
+	})
+	c = newClient(t, tr, mad.WithTimeout(10*time.Millisecond))
+	err = c.SubnGet(testCtx(t), lid(4), &iba.NodeInfo{}, 0)
+	var te *mad.TimeoutError
+	if !errors.As(err, &te) || errors.Is(err, mad.ErrDropped) {
+		t.Errorf("a drop then two waits: %v, want a TimeoutError", err)
+	}
+}
+
+// TestRangeOptions: a timeout or try count out of range fails every RPC
+// with a RangeError instead of silently becoming the default.
+func TestRangeOptions(t *testing.T) {
+	answer := madtest.New(func(req *mad.Packet) []*mad.Packet { return nil })
+	ms := int64(9300000000000) // ibtool -t 9300000000000: milliseconds that overflow a Duration
+	for _, o := range []mad.Option{mad.WithTimeout(-time.Second), mad.WithTimeout(2 * mad.MaxTimeout),
+		mad.WithTimeout(time.Duration(ms) * time.Millisecond), mad.WithRetries(-1), mad.WithRetries(mad.MaxTries + 1), mad.WithBusyBackoff(-1)} {
+		c := newClient(t, answer, o)
+		if err := c.SubnGet(testCtx(t), lid(4), &iba.NodeInfo{}, 0); !errors.Is(err, mad.ErrRange) {
+			t.Errorf("%v", err)
+		}
+	}
+	c := newClient(t, answer)
+	rt := mad.Route{Addr: mad.Addr{LID: 4}, Timeout: -time.Millisecond}
+	if err := c.SubnGet(testCtx(t), rt, &iba.NodeInfo{}, 0); !errors.Is(err, mad.ErrRange) {
+		t.Errorf("Route.Timeout -1ms: %v", err)
+	}
+	rt = mad.Route{Addr: mad.Addr{LID: 4}, Tries: -2}
+	if err := c.SubnGet(testCtx(t), rt, &iba.NodeInfo{}, 0); !errors.Is(err, mad.ErrRange) {
+		t.Errorf("Route.Tries -2: %v", err)
 	}
 }
 

@@ -9,6 +9,10 @@ var ErrClosed = errors.New("mad: transport closed")
 // within the path's timeout after all its tries.
 var ErrTimeout = errors.New("mad: timed out")
 
+// ErrDropped is matched (errors.Is) by every *DroppedError: the transport
+// reported each try dropped, so no reply will come.
+var ErrDropped = errors.New("mad: request dropped")
+
 // ErrIllegalRPC is matched by every *IllegalRPCError.
 var ErrIllegalRPC = errors.New("mad: RPC not allowed for this attribute")
 

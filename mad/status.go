@@ -223,6 +223,39 @@ func (e *TimeoutError) Unwrap() error { return e.Last }
 // Packets returns the request; a timeout has no reply.
 func (e *TimeoutError) Packets() (request, reply []byte) { return e.Request, nil }
 
+// DroppedError reports an RPC whose every try the transport reported
+// dropped at once, with no reply to come: ibsim's and fabricsim's status
+// 110 (no route, no one to answer, an injected drop), the kernel's report
+// of a send it gave up on. It is not a timeout of the RPC's own: the
+// tries may all have ended within microseconds. errors.Is(err,
+// ErrDropped) matches it, and so does errors.Is(err, ErrTimeout), for
+// callers that take either as "no answer".
+type DroppedError struct {
+	RPC    string
+	Attr   string
+	Target string
+	// Tries is how many times the request was sent, Elapsed how long all
+	// of them took.
+	Tries   int
+	Elapsed time.Duration
+	// Last is the transport's report of the last drop.
+	Last    error
+	Request []byte
+}
+
+func (e *DroppedError) Error() string {
+	return fmt.Sprintf("%s %s to %s: dropped on each of %d tries, within %v: %v", e.RPC, e.Attr, e.Target, e.Tries, e.Elapsed.Round(time.Microsecond), e.Last)
+}
+
+// Is matches ErrDropped and ErrTimeout.
+func (e *DroppedError) Is(target error) bool { return target == ErrDropped || target == ErrTimeout }
+
+// Unwrap gives the transport's report of the last drop.
+func (e *DroppedError) Unwrap() error { return e.Last }
+
+// Packets returns the request; a drop has no reply.
+func (e *DroppedError) Packets() (request, reply []byte) { return e.Request, nil }
+
 // IllegalRPCError refuses, before anything is sent, an RPC that the
 // attribute's metadata does not list (NodeInfo with SubnSet, ...).
 type IllegalRPCError struct {

@@ -19,6 +19,12 @@
 # Each row prints the node count, the wall time of the C tool and of ours
 # (best of $BENCH_RUNS, default 3), the speedup, and whether the outputs
 # are the same (data counters masked: the tools' own traffic moves them).
+# A fabricsim row with latency also prints the C tool's time at the
+# nominal latency: its own time with the latency off plus the delays the
+# latency model gave its MADs (fabricsim's count, per run), which is what
+# a tool with one MAD in flight would take on a fabric of exactly that
+# latency; and the speedup against that figure too, so that a ratio does
+# not rest on the simulator delivering late.
 # Add a row to ROWS for a new tool; nothing else changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +34,9 @@ ROWS=(
 	"ibqueryerrors-ibsim    ibsim      leafspine:leaves=50,spines=8,hosts=38,uplinks=8    -    ibqueryerrors"
 	# fabricsim: 10,000 nodes with latency (ours must be 20x faster).
 	"ibqueryerrors-latency  fabricsim  leafspine:leaves=250,spines=20,hosts=40,uplinks=20  hop=1us,sma=20us,agent=20us  ibqueryerrors"
+	# The same fabric discovered with one SMP in flight (-o 1): the C
+	# tool's time checks the simulator's latency against its nominal one.
+	"ibnetdiscover-one      fabricsim  leafspine:leaves=250,spines=20,hosts=40,uplinks=20  hop=1us,sma=20us,agent=20us  ibnetdiscover -o 1"
 )
 
 RUNS=${BENCH_RUNS:-3}
@@ -96,7 +105,15 @@ best() {
 	if [[ -z $b ]]; then printf failed; else printf '%.3f' "$b"; fi
 }
 
-mask() { sed -E 's/\[(Port(Xmit|Rcv)(Data|Pkts)|Port(Unicast|Multicast)(Xmit|Rcv)Pkts) == [0-9]+ \([ 0-9.]+[KMGTPE]?B?\)\]/[\1 == N]/g' "$1"; }
+mask() { sed -E -e 's/\[(Port(Xmit|Rcv)(Data|Pkts)|Port(Unicast|Multicast)(Xmit|Rcv)Pkts) == [0-9]+ \([ 0-9.]+[KMGTPE]?B?\)\]/[\1 == N]/g' -e '/^# Topology file: generated on/d' "$1"; }
+
+# delayed SOCK: "MADS SECONDS", the MADs fabricsim's latency model has
+# delayed so far and the sum of their delays ("0 0" without fabricsim).
+delayed() {
+	local st
+	st=$("$work/fabricsim" ctl -sockname "$1" status 2>/dev/null) || { echo "0 0"; return; }
+	sed -E 's/.* ([0-9]+) MADs delayed by ([0-9.]+) s in all.*/\1 \2/' <<<"$st"
+}
 
 wait_for() { # FILE PATTERN SECONDS
 	local i
@@ -142,8 +159,23 @@ run_row() {
 		;;
 	esac
 	out="$dir/c.out"
-	local tc tg
+	local tc tg tnom="" d0 d1 tc0
+	d0=$(delayed "$sock")
 	tc=$(cd "$dir" && best env LD_PRELOAD="$PRE" SIM_HOST="$host" "${args[@]}")
+	if [[ $server == fabricsim && $latency != - && $tc != failed ]]; then
+		# The nominal figure: the C tool with the latency off, plus the
+		# delays its MADs were given (per run) with it on.
+		d1=$(delayed "$sock")
+		"$work/fabricsim" ctl -sockname "$sock" latency off >/dev/null
+		out="$dir/c0.out"
+		tc0=$(cd "$dir" && best env LD_PRELOAD="$PRE" SIM_HOST="$host" "${args[@]}")
+		"$work/fabricsim" ctl -sockname "$sock" latency "${latency//,/ }" >/dev/null
+		if [[ $tc0 != failed ]]; then
+			tnom=$(awk -v t0="$tc0" -v a="${d0#* }" -v b="${d1#* }" -v ma="${d0% *}" -v mb="${d1% *}" -v r="$RUNS" \
+				'BEGIN { printf "%.3f %.3f %d %.3f", t0 + (b - a) / r, t0, (mb - ma) / r, (b - a) / r }')
+		fi
+	fi
+	out="$dir/c.out"
 	out="$dir/ours.out"
 	tg=$(best "$work/ibtool" --fabric "ibsim:$host" "${args[@]}")
 	if [[ $tc == failed || $tg == failed ]]; then
@@ -153,6 +185,12 @@ run_row() {
 		if diff -q <(mask "$dir/c.out") <(mask "$dir/ours.out") >/dev/null; then same=yes; fi
 		printf '%-24s %-10s %6d nodes   C %8.3fs   ours %8.3fs   %6.1fx   same output: %s\n' \
 			"$name" "$server" "$nodes" "$tc" "$tg" "$(awk -v c="$tc" -v g="$tg" 'BEGIN { print c / g }')" "$same"
+		if [[ -n $tnom ]]; then
+			local nom t0 mads dsum
+			read -r nom t0 mads dsum <<<"$tnom"
+			printf '%-24s %-10s %6s         C at nominal latency %8.3fs (%.3f s without latency + %d MADs delayed %.3f s in all; measured %.2fx that)   %6.1fx\n' \
+				"" "" "" "$nom" "$t0" "$mads" "$dsum" "$(awk -v c="$tc" -v n="$nom" 'BEGIN { print c / n }')" "$(awk -v n="$nom" -v g="$tg" 'BEGIN { print n / g }')"
+		fi
 		if [[ $same == no ]]; then
 			{ diff <(mask "$dir/c.out") <(mask "$dir/ours.out") || true; } | head -8 | sed 's/^/    /'
 			tail -3 "$dir/c.out.err" "$dir/ours.out.err" | sed 's/^/    /'

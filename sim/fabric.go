@@ -138,6 +138,8 @@ type Fabric struct {
 
 	lat     atomic.Pointer[Latency]
 	qdrops  atomic.Uint64
+	delayed atomic.Uint64 // MADs the latency model delayed
+	delayNS atomic.Int64  // the delays it gave them, in all
 	trapSeq atomic.Uint32
 }
 

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"time"
 
@@ -34,10 +35,27 @@ type Latency struct {
 	Loss       float64       // percent of MADs lost
 }
 
+// MaxLatency bounds each delay of the latency model: a MAD that waits
+// longer than this has timed out at every client.
+const MaxLatency = time.Minute
+
 // SetLatency changes the latency model; the zero Latency turns it off.
+// Delays run from 0 to MaxLatency, QueueDepth is not negative, Loss is a
+// percentage from 0 to 100 (NaN is refused).
 func (f *Fabric) SetLatency(l Latency) error {
-	if l.Hop < 0 || l.SMA < 0 || l.Agent < 0 || l.QueueDepth < 0 || l.Loss < 0 || l.Loss > 100 {
-		return fmt.Errorf("latency model %+v: negative values or a loss above 100%%", l)
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"hop", l.Hop}, {"SMA", l.SMA}, {"agent", l.Agent}} {
+		if d.d < 0 || d.d > MaxLatency {
+			return fmt.Errorf("latency model: %s delay %v: want 0 to %v", d.name, d.d, MaxLatency)
+		}
+	}
+	if l.QueueDepth < 0 {
+		return fmt.Errorf("latency model: queue depth %d is negative", l.QueueDepth)
+	}
+	if !(l.Loss >= 0 && l.Loss <= 100) {
+		return fmt.Errorf("latency model: loss %v%%: want 0 to 100", l.Loss)
 	}
 	if l == (Latency{}) {
 		f.lat.Store(nil)
@@ -58,6 +76,15 @@ func (f *Fabric) Latency() Latency {
 // QueueDrops counts the requests dropped because a node's agent queue was
 // full.
 func (f *Fabric) QueueDrops() uint64 { return f.qdrops.Load() }
+
+// Delayed counts the MADs the latency model delayed since the fabric was
+// built, and the delays it gave them in all (its nominal figure: the time
+// they should have spent in flight, whatever the machine managed). A tool
+// that keeps one MAD in flight takes its time without latency plus this
+// sum over its MADs.
+func (f *Fabric) Delayed() (mads uint64, total time.Duration) {
+	return f.delayed.Load(), time.Duration(f.delayNS.Load())
+}
 
 func (f *Fabric) lossy(m *msg) bool {
 	l := f.lat.Load()
@@ -199,20 +226,40 @@ type dueMAD struct {
 func (a dueMAD) before(b dueMAD) bool { return a.due < b.due || a.due == b.due && a.seq < b.seq }
 
 // deliveryQueue is the latency model's queue: a min-heap by due time and
-// sending order, drained by one goroutine that exists while the heap is
-// not empty. Every entry due is run on each wake, so MADs due together
-// reach their attachments together (and leave a server's socket in one
-// batch).
+// sending order, drained by one goroutine that runs every entry due on
+// each wake, so MADs due together reach their attachments together (and
+// leave a server's socket in one batch).
+//
+// The goroutine delivers each MAD at its due time, to within a few
+// microseconds. A Go timer fires up to a millisecond late on an idle
+// process (the runtime's poller sleeps in whole milliseconds), which made
+// a 22 us round trip take 0.25 to 1 ms: a tool with one MAD in flight saw
+// a fabric ten to forty times slower than asked. So the goroutine sleeps
+// (a waker: on Linux ppoll(2) on an eventfd, which an earlier entry
+// interrupts) until spinMargin before the due time, then spins, yielding
+// to the process's other goroutines on each turn (the one a delivery
+// woke runs at once, on this thread) and now and then to other threads,
+// for the rest. With nothing queued it sleeps without a deadline and costs
+// no CPU; while MADs are in flight it spins at most about spinMargin per
+// delivery.
 type deliveryQueue struct {
 	mu      sync.Mutex
 	heap    []dueMAD
 	seq     uint64
-	running bool
-	kick    chan struct{} // an entry earlier than the one waited for
+	started bool
+	stop    bool // the goroutine ends (tests)
+	idle    bool // the goroutine waits with nothing queued
+	w       waker
 }
 
+// spinMargin is how long before an entry is due the goroutine stops
+// sleeping and spins: more than a sleep's usual lateness (the kernel's
+// default timer slack of 50 us and a wake-up), so that the spin, not the
+// sleep, ends on time.
+const spinMargin = 150 * time.Microsecond
+
 // deliveries serves every fabric: entries carry what they deliver.
-var deliveries = &deliveryQueue{kick: make(chan struct{}, 1)}
+var deliveries = &deliveryQueue{}
 
 // after runs fn once d has passed, and after every fn given before it
 // with the same due time.
@@ -221,55 +268,78 @@ func after(d time.Duration, fn func()) { deliveries.add(d, fn) }
 func (q *deliveryQueue) add(d time.Duration, fn func()) {
 	due := int64(time.Since(epoch) + d)
 	q.mu.Lock()
+	if !q.started {
+		q.started = true
+		q.w = newWaker()
+		go q.run()
+	}
 	q.seq++
 	q.push(dueMAD{due, q.seq, fn})
 	first := q.heap[0].seq == q.seq
-	start := !q.running
-	q.running = true
+	w := q.w
 	q.mu.Unlock()
-	switch {
-	case start:
-		go q.run()
-	case first:
-		select {
-		case q.kick <- struct{}{}:
-		default:
-		}
+	if first {
+		w.kick() // an entry earlier than the one waited for, or the first
+	}
+}
+
+// close ends the goroutine once it next wakes (the queue's tests).
+func (q *deliveryQueue) close() {
+	q.mu.Lock()
+	q.stop = true
+	w := q.w
+	q.mu.Unlock()
+	if w != nil {
+		w.kick()
 	}
 }
 
 func (q *deliveryQueue) run() {
-	t := time.NewTimer(time.Hour)
-	defer t.Stop()
 	var due []func()
 	for {
 		q.mu.Lock()
+		if q.stop {
+			q.mu.Unlock()
+			q.w.close()
+			return
+		}
 		now := int64(time.Since(epoch))
 		for len(q.heap) > 0 && q.heap[0].due <= now {
 			due = append(due, q.pop().fn)
 		}
-		if len(q.heap) == 0 && len(due) == 0 {
-			q.running = false
-			q.mu.Unlock()
-			return
-		}
-		wait := time.Duration(-1)
+		next := int64(-1)
 		if len(q.heap) > 0 {
-			wait = time.Duration(q.heap[0].due - now)
+			next = q.heap[0].due
 		}
+		q.idle = next < 0 && len(due) == 0
 		q.mu.Unlock()
-		for i, fn := range due {
-			fn()
-			due[i] = nil
+		if len(due) > 0 {
+			for i, fn := range due {
+				fn()
+				due[i] = nil
+			}
+			due = due[:0]
+			// Let what the deliveries woke (a server writing the reply to
+			// its client) run now, on this thread, rather than wait for
+			// another to be woken for it.
+			runtime.Gosched()
+			continue
 		}
-		due = due[:0]
-		if wait < 0 {
-			continue // nothing waits: look again, and stop if still so
-		}
-		t.Reset(wait)
-		select {
-		case <-t.C:
-		case <-q.kick:
+		switch wait := time.Duration(next - now); {
+		case next < 0:
+			q.w.wait(-1) // nothing queued: until an entry comes
+		case wait > spinMargin:
+			q.w.wait(wait - spinMargin)
+		default:
+			// The last stretch: spin until the entry is due or an
+			// earlier one comes, letting other goroutines run on each
+			// turn and other threads every 64.
+			for turn := 1; int64(time.Since(epoch)) < next && !q.w.poll(); turn++ {
+				runtime.Gosched()
+				if turn%64 == 0 {
+					yield()
+				}
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"sync"
 	"testing"
@@ -28,6 +29,7 @@ func TestLatencyModel(t *testing.T) {
 	if err := f.SetLatency(Latency{Hop: 10 * time.Millisecond, SMA: 20 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
+	mads0, delay0 := f.Delayed()
 	start = time.Now()
 	if err := c.SubnGet(ctx, lid(l), &ni, 0); err != nil {
 		t.Fatal(err)
@@ -36,6 +38,9 @@ func TestLatencyModel(t *testing.T) {
 	slow := time.Since(start)
 	if slow < 100*time.Millisecond || slow > 2*time.Second {
 		t.Fatalf("with 10 ms per hop and 20 ms per SMA: %v (off: %v)", slow, fast)
+	}
+	if mads, delay := f.Delayed(); mads != mads0+1 || delay-delay0 < 99*time.Millisecond || delay-delay0 > 101*time.Millisecond {
+		t.Errorf("Delayed: %d MADs, %v more; want 1 MAD and 8 hops + 1 SMA, 100 ms", mads-mads0, delay-delay0)
 	}
 	// The SMA serves one request at a time: ten at once take ten SMA
 	// times, and a queue of 4 drops the rest.
@@ -208,5 +213,18 @@ func waitFor(t testing.TB, cond func() bool) {
 			t.Fatal("timed out waiting")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestSetLatencyRefuses(t *testing.T) {
+	f := fatTree(t, 2, 2)
+	for _, l := range []Latency{{Loss: math.NaN()}, {Loss: -1}, {Loss: 101}, {Loss: math.Inf(1)},
+		{Hop: -1}, {SMA: MaxLatency + 1}, {Agent: -time.Second}, {QueueDepth: -1}} {
+		if err := f.SetLatency(l); err == nil {
+			t.Errorf("SetLatency(%+v) accepted", l)
+		}
+	}
+	if f.Latency() != (Latency{}) {
+		t.Errorf("a refused model took effect: %+v", f.Latency())
 	}
 }

@@ -220,6 +220,8 @@ func (f *Fabric) finish(to int32, out outcome, m *msg) bool {
 		t.att.deliver(t, m)
 		return true
 	}
+	f.delayed.Add(1)
+	f.delayNS.Add(int64(d))
 	pkt := t.att.packet(t, m)
 	node := m.agentNode
 	after(d, func() {
@@ -339,6 +341,26 @@ func (a *Attachment) SetIsSM(on bool) {
 		p.capMask &^= 1 << 1
 	}
 	nd.mu.Unlock()
+}
+
+// GetLocal reads an SMP attribute (IBA 14.2.5) of the attached port's own
+// node, with the modifier of a SubnGet, as its SMA answers a Get arriving
+// on the attached port; but outside the fabric: no latency, no loss, and
+// an answer even from a node made dead. It is the simulator's own view of
+// the port, which ibsim's control requests (GET_NODEINFO, GET_PORTINFO)
+// give a client, never a MAD on the simulated wire.
+func (a *Attachment) GetLocal(attr uint16, mod uint32) ([]byte, error) {
+	select {
+	case <-a.done:
+		return nil, mad.ErrClosed
+	default:
+	}
+	p := &a.f.ports[a.port]
+	data := make([]byte, 64)
+	if st := a.f.smaDo(p.node, p.num, methodGet, attr, mod, data); st != 0 {
+		return nil, fmt.Errorf("sim: %s: reading attribute %#04x (modifier %d): MAD status %#04x", a.name, attr, mod, st)
+	}
+	return data, nil
 }
 
 // Dropped counts MADs lost because the attachment's receive queue was full.

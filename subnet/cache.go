@@ -2,7 +2,9 @@ package subnet
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -12,12 +14,14 @@ import (
 
 // Our own cache file: every attribute as the raw SMP data, in fixed-size
 // records that load with one read and no parsing beyond copies, so a
-// 100,000-node subnet loads in well under a second. Version 1; all
-// integers little endian.
+// 100,000-node subnet loads in well under a second. Version 2; all
+// integers little endian. The CRC covers the whole file, header included
+// (with its own four bytes taken as zero), so no byte changes unnoticed;
+// version 1, whose CRC left the header out, is refused.
 //
 //	header, 64 bytes:
 //	  0 [8]  magic "RDMKSUBN"
-//	  8 u32  version (1)
+//	  8 u32  version (2)
 //	 12 u32  flags (0; a reader rejects bits it does not know)
 //	 16 u32  node count N
 //	 20 u32  port count P
@@ -28,7 +32,7 @@ import (
 //	 40 u64  MADs used
 //	 48 u32  bytes of the table section
 //	 52 u32  bytes of the unreachable section
-//	 56 u32  CRC-32C (Castagnoli) of everything after the header
+//	 56 u32  CRC-32C (Castagnoli) of the whole file, these 4 bytes as 0
 //	 60 u32  reserved, 0
 //	N node records, 288 bytes each, in discovery order:
 //	  0 u64  node GUID
@@ -55,7 +59,8 @@ import (
 //	  index (0xFFFFFFFF none), u16 reason length, the reason text
 const (
 	cacheMagic     = "RDMKSUBN"
-	cacheVersion   = 1
+	cacheVersion   = 2
+	cacheCRCOff    = 56
 	cacheHeaderLen = 64
 	cacheNodeLen   = 288
 	cachePortLen   = 176
@@ -83,8 +88,11 @@ func (s *Subnet) WriteCache(w io.Writer) error {
 	portIdx := map[*Port]uint32{}
 	var ports []*Port
 	for _, n := range s.nodes {
-		if n.NumPorts > 255 || len(n.Path) > 64 {
-			return invalid("node %v: %d ports, path of %d hops", n.GUID, n.NumPorts, len(n.Path))
+		if err := checkNode(n.GUID, n.Type, n.NumPorts); err != nil {
+			return err
+		}
+		if len(n.Path) > MaxHops {
+			return invalid("node %v: path of %d hops", n.GUID, len(n.Path))
 		}
 		for _, p := range n.Ports {
 			if p != nil {
@@ -125,7 +133,6 @@ func (s *Subnet) WriteCache(w io.Writer) error {
 		unreach = append(unreach, reason...)
 	}
 
-	crc := crc32.New(castagnoli)
 	var hdr [cacheHeaderLen]byte
 	copy(hdr[:], cacheMagic)
 	le.PutUint32(hdr[8:], cacheVersion)
@@ -210,8 +217,7 @@ func (s *Subnet) WriteCache(w io.Writer) error {
 	}
 	body = append(body, tables...)
 	body = append(body, unreach...)
-	crc.Write(body)
-	le.PutUint32(hdr[56:], crc.Sum32())
+	le.PutUint32(hdr[cacheCRCOff:], cacheCRC(hdr[:], body))
 
 	bw := bufio.NewWriter(w)
 	bw.Write(hdr[:])
@@ -227,13 +233,96 @@ type cacheReason string
 
 func (r cacheReason) Error() string { return string(r) }
 
-// ReadCache loads a subnet written by WriteCache.
+// cacheCRC is the CRC-32C of a cache file made of hdr and body, with the
+// CRC field of hdr taken as zero.
+func cacheCRC(hdr, body []byte) uint32 {
+	var zero [4]byte
+	c := crc32.Update(0, castagnoli, hdr[:cacheCRCOff])
+	c = crc32.Update(c, castagnoli, zero[:])
+	c = crc32.Update(c, castagnoli, hdr[cacheCRCOff+4:cacheHeaderLen])
+	return crc32.Update(c, castagnoli, body)
+}
+
+// ReadCache loads a subnet written by WriteCache. It reads the header
+// first and refuses a stream with the wrong magic number, or whose header
+// declares more than MaxFileSize, before reading on; then the node
+// records, each checked as it arrives; then the rest the header declares,
+// and it fails if anything follows. What it holds in memory is at most
+// what the stream held.
 func ReadCache(r io.Reader) (*Subnet, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
+	var hdr [cacheHeaderLen]byte
+	n, err := io.ReadFull(r, hdr[:])
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, fmt.Errorf("reading subnet cache: %w", err)
 	}
-	return ParseCache(data)
+	want, err := parseCacheHeader(hdr[:n])
+	if err != nil {
+		return nil, err
+	}
+	data := append(make([]byte, 0, min(want, 1<<20)), hdr[:]...)
+	// The node records, a batch at a time, so that a stream that is not a
+	// cache after its header stops at its first record.
+	nNodes := int64(binary.LittleEndian.Uint32(hdr[16:]))
+	for done := int64(0); done < nNodes; {
+		batch := min(nNodes-done, 4096)
+		chunk := make([]byte, batch*cacheNodeLen)
+		got, err := io.ReadFull(r, chunk)
+		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+			return nil, fmt.Errorf("reading subnet cache: %w", err)
+		}
+		chunk = chunk[:got]
+		data = append(data, chunk...)
+		if int64(len(chunk)) < batch*cacheNodeLen {
+			return ParseCache(data) // truncated: ParseCache says where
+		}
+		for i := range batch {
+			off := int(i * cacheNodeLen)
+			rec := chunk[off : off+cacheNodeLen]
+			if err := checkNode(iba.GUID(binary.LittleEndian.Uint64(rec)), iba.NodeType(rec[8]), int(rec[9])); err != nil {
+				return nil, &CacheError{Format: "rdmakit cache", Offset: int64(cacheHeaderLen) + (done+i)*cacheNodeLen + 8, Msg: err.Error()}
+			}
+		}
+		done += batch
+	}
+	rest, err := readBounded(r, want-int64(len(data)), "rdmakit cache")
+	if errors.Is(err, ErrTooLarge) {
+		return nil, &CacheError{Format: "rdmakit cache", Offset: want, Msg: "data after the end its header declares"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ParseCache(append(data, rest...))
+}
+
+// parseCacheHeader checks what of the header can be checked alone and
+// returns the file size it declares.
+func parseCacheHeader(data []byte) (int64, error) {
+	bad := func(off int, format string, a ...any) error {
+		return &CacheError{Format: "rdmakit cache", Offset: int64(off), Msg: fmt.Sprintf(format, a...)}
+	}
+	le := binary.LittleEndian
+	if len(data) >= 8 && string(data[:8]) != cacheMagic || len(data) < 8 && !bytes.HasPrefix([]byte(cacheMagic), data) {
+		return 0, bad(0, "magic %q, want %q: not an rdmakit subnet cache", data[:min(8, len(data))], cacheMagic)
+	}
+	if len(data) < cacheHeaderLen {
+		return 0, bad(len(data), "truncated header: %d of %d bytes", len(data), cacheHeaderLen)
+	}
+	if v := le.Uint32(data[8:]); v != cacheVersion {
+		if v == 1 {
+			return 0, bad(8, "version 1, whose checksum does not cover the header, is no longer read: write the cache again")
+		}
+		return 0, bad(8, "version %d, this reader knows %d", v, cacheVersion)
+	}
+	if f := le.Uint32(data[12:]); f != 0 {
+		return 0, bad(12, "unknown flags %#x", f)
+	}
+	nNodes, nPorts := int64(le.Uint32(data[16:])), int64(le.Uint32(data[20:]))
+	tablesLen, unreachLen := int64(le.Uint32(data[48:])), int64(le.Uint32(data[52:]))
+	want := int64(cacheHeaderLen) + nNodes*cacheNodeLen + nPorts*cachePortLen + tablesLen + unreachLen
+	if want > MaxFileSize {
+		return 0, &SizeError{What: "rdmakit cache", Size: want, Limit: MaxFileSize}
+	}
+	return want, nil
 }
 
 // ParseCache is ReadCache on bytes in memory. The bytes are not kept.
@@ -242,27 +331,18 @@ func ParseCache(data []byte) (*Subnet, error) {
 		return &CacheError{Format: "rdmakit cache", Offset: int64(off), Msg: fmt.Sprintf(format, a...)}
 	}
 	le := binary.LittleEndian
-	if len(data) < cacheHeaderLen {
-		return nil, bad(len(data), "truncated header: %d of %d bytes", len(data), cacheHeaderLen)
-	}
-	if string(data[:8]) != cacheMagic {
-		return nil, bad(0, "magic %q, want %q: not an rdmakit subnet cache", data[:8], cacheMagic)
-	}
-	if v := le.Uint32(data[8:]); v != cacheVersion {
-		return nil, bad(8, "version %d, this reader knows %d", v, cacheVersion)
-	}
-	if f := le.Uint32(data[12:]); f != 0 {
-		return nil, bad(12, "unknown flags %#x", f)
+	want, err := parseCacheHeader(data)
+	if err != nil {
+		return nil, err
 	}
 	nNodes, nPorts, nUnreach := int64(le.Uint32(data[16:])), int64(le.Uint32(data[20:])), int64(le.Uint32(data[24:]))
 	fromIdx, fromPort := le.Uint32(data[28:]), le.Uint32(data[32:])
 	tablesLen, unreachLen := int64(le.Uint32(data[48:])), int64(le.Uint32(data[52:]))
-	want := int64(cacheHeaderLen) + nNodes*cacheNodeLen + nPorts*cachePortLen + tablesLen + unreachLen
 	if int64(len(data)) != want {
 		return nil, bad(16, "header describes %d bytes (%d nodes, %d ports, %d+%d section bytes), file has %d", want, nNodes, nPorts, tablesLen, unreachLen, len(data))
 	}
-	if c := crc32.Checksum(data[cacheHeaderLen:], castagnoli); c != le.Uint32(data[56:]) {
-		return nil, bad(56, "CRC-32C %#08x, contents give %#08x", le.Uint32(data[56:]), c)
+	if c := cacheCRC(data[:cacheHeaderLen], data[cacheHeaderLen:]); c != le.Uint32(data[cacheCRCOff:]) {
+		return nil, bad(cacheCRCOff, "CRC-32C %#08x, contents give %#08x", le.Uint32(data[cacheCRCOff:]), c)
 	}
 	if fromIdx != noIndex && int64(fromIdx) >= nNodes {
 		return nil, bad(28, "start node %d of %d", fromIdx, nNodes)
@@ -304,6 +384,9 @@ func ParseCache(data []byte) (*Subnet, error) {
 		n.HasDesc = r[13]&nodeFlagDesc != 0
 		n.HasSwitchInfo = r[13]&nodeFlagSwitchInfo != 0
 		n.EnhancedSP0 = r[13]&nodeFlagEnhanced != 0
+		if err := checkNode(n.GUID, n.Type, n.NumPorts); err != nil {
+			return nil, bad(off+8, "%v", err)
+		}
 		if r[14] > MaxHops {
 			return nil, bad(off+14, "DR path of %d hops", r[14])
 		}

@@ -264,6 +264,66 @@ func (r *DiscoverReport) Unreachable() []*Failure {
 	return l
 }
 
+// Lost is what a walk could not read: the LinkUp ports whose NodeInfo
+// probe went unanswered (Paths: a node is behind each, unknown, and may be
+// behind several), the nodes it found that left some query unanswered
+// (Partial: their description, SwitchInfo, a port's PortInfo, ...), and
+// those queries (Queries).
+type Lost struct {
+	Paths, Partial, Queries int
+}
+
+// Lost counts what the walk could not read. A command that prints the
+// subnet warns about each failure as the C tools do, and ends with a
+// non-zero status when Lost is not zero (see IncompleteError).
+func (r *DiscoverReport) Lost() Lost {
+	var l Lost
+	partial := map[iba.GUID]bool{}
+	for _, f := range r.Failures {
+		if f.Probe {
+			l.Paths++
+			continue
+		}
+		l.Queries++
+		partial[f.Node] = true
+	}
+	l.Partial = len(partial)
+	return l
+}
+
+// IsZero reports a walk that read everything.
+func (l Lost) IsZero() bool { return l == Lost{} }
+
+// ErrIncomplete is matched (errors.Is) by every *IncompleteError.
+var ErrIncomplete = errors.New("subnet: discovery incomplete")
+
+// IncompleteError reports a discovery that ended with a subnet but lost
+// part of it: what it could not read, and of how many nodes found. A
+// command prints what it has and returns this, so that the user (and a
+// script) learns the output is partial: ibtool exits non-zero with it.
+type IncompleteError struct {
+	Lost  Lost
+	Found int // nodes in the subnet
+}
+
+// Incomplete returns an *IncompleteError for the walk of s, nil when it
+// lost nothing.
+func (r *DiscoverReport) Incomplete(s *Subnet) error {
+	l := r.Lost()
+	if l.IsZero() {
+		return nil
+	}
+	return &IncompleteError{Lost: l, Found: s.Len()}
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("discovery incomplete: %d nodes found; %d ports lead to a node that did not answer; %d nodes answered only in part (%d queries failed)",
+		e.Found, e.Lost.Paths, e.Lost.Partial, e.Lost.Queries)
+}
+
+// Is makes errors.Is(err, ErrIncomplete) true.
+func (e *IncompleteError) Is(target error) bool { return target == ErrIncomplete }
+
 // ErrNoStart is returned when the node discovery starts from does not
 // answer: there is nothing to discover.
 var ErrNoStart = errors.New("subnet: the start node did not answer")

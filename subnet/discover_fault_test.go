@@ -2,6 +2,7 @@ package subnet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -146,6 +147,9 @@ func TestDiscoverFaults(t *testing.T) {
 	if len(crep.Failures) != 0 || clean.Len() != 48+64 {
 		t.Fatalf("clean run: %d nodes (want 112), failures %v", clean.Len(), crep.Failures)
 	}
+	if err := crep.Incomplete(clean); err != nil || !crep.Lost().IsZero() {
+		t.Errorf("clean run: %v", err)
+	}
 
 	// Dead: a CA, a leaf (and so the four CAs behind it, reachable only
 	// through it) and a core switch (the fabric routes around it).
@@ -221,6 +225,13 @@ func TestDiscoverFaults(t *testing.T) {
 	}
 	if n := len(lossy.Unreachable()); n != len(rep.Unreachable()) {
 		t.Errorf("the subnet records %d unreachable paths, the report %d", n, len(rep.Unreachable()))
+	}
+	// What a command turns into its exit status: the count of what was
+	// lost.
+	err := rep.Incomplete(lossy)
+	var ie *IncompleteError
+	if !errors.As(err, &ie) || !errors.Is(err, ErrIncomplete) || ie.Lost.Paths != len(rep.Unreachable()) || ie.Lost.Paths == 0 || ie.Found != lossy.Len() {
+		t.Errorf("Incomplete: %v, want %d unreachable paths of %d nodes found", err, len(rep.Unreachable()), lossy.Len())
 	}
 
 	// The rest is what the healthy fabric has.

@@ -39,6 +39,13 @@
 //   - our own versioned binary cache (ReadCache, WriteCache; format in
 //     cache.go), which loads a 100,000-node subnet in a fraction of a second.
 //
+// ReadFile and Read take any of the three, told apart by their first
+// bytes. Every reader checks a cache's magic number before reading on,
+// stops at MaxFileSize, and is strict: an unknown topology line, a number
+// that overflows its field, binary data where text belongs, a record that
+// breaks the rule the writers follow (checkNode) are errors that say
+// where, never a partial or empty subnet.
+//
 // Diff compares two subnets the way subnet_diff needs: end ports, nodes,
 // links and their rates, and LIDs.
 //

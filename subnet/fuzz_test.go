@@ -2,6 +2,7 @@ package subnet
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,5 +111,68 @@ func FuzzReadTopology(f *testing.F) {
 			t.Fatalf("our output does not read back: %v\n%s", err, b.String())
 		}
 		_ = s.WriteIBNDCache(&bytes.Buffer{})
+	})
+}
+
+// FuzzParseDRPath: no input panics; what parses prints as "0,..." and
+// that parses back to the same path, of at most MaxHops hops of ports
+// 1 and up.
+func FuzzParseDRPath(f *testing.F) {
+	for _, s := range []string{"0", "0,1", "1,5,3", " 0, 2 ,254", "0,1,", "0,,1", "0,256", "-1", strings.Repeat("1,", 64) + "1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParseDRPath(s)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("%q: %v is not ErrInvalid", s, err)
+			}
+			return
+		}
+		if len(p) > MaxHops {
+			t.Fatalf("%q: %d hops", s, len(p))
+		}
+		for _, h := range p {
+			if h == 0 {
+				t.Fatalf("%q: hop 0 in %v", s, p)
+			}
+		}
+		back, err := ParseDRPath(p.String())
+		if err != nil || !bytes.Equal(back, p) {
+			t.Fatalf("%q: %v prints %q, which reads back as %v (%v)", s, p, p.String(), back, err)
+		}
+	})
+}
+
+// FuzzParseDiffChecks: no input panics; every check set parses from the
+// keys it is made of.
+func FuzzParseDiffChecks(f *testing.F) {
+	for _, s := range []string{"sw,ca,router,port,lid,nodedesc", "SW, Ca", "", ",", "lid,bogus", "port,,port"} {
+		f.Add(s)
+	}
+	keys := map[DiffChecks]string{DiffSwitch: "sw", DiffCA: "ca", DiffRouter: "router", DiffPort: "port", DiffLID: "lid", DiffNodeDesc: "nodedesc"}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseDiffChecks(s)
+		if err != nil {
+			return
+		}
+		var names []string
+		for bit, k := range keys {
+			if c&bit != 0 {
+				names = append(names, k)
+				c &^= bit
+			}
+		}
+		if c != 0 {
+			t.Fatalf("%q: unknown bits %#x", s, c)
+		}
+		again, err := ParseDiffChecks(strings.Join(names, ","))
+		if err != nil {
+			t.Fatalf("%q: its keys %v do not parse: %v", s, names, err)
+		}
+		want, _ := ParseDiffChecks(s)
+		if again != want {
+			t.Fatalf("%q: %#x, its keys give %#x", s, want, again)
+		}
 	})
 }

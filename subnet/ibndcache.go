@@ -2,6 +2,7 @@ package subnet
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -83,35 +84,135 @@ type portKey struct {
 // (they are left out); unlike it, trailing bytes and port records that
 // disagree with their node are errors, so that whatever loads writes back
 // identically.
+//
+// It reads record by record: a stream with the wrong magic number or
+// version fails after its header, one that turns to garbage fails at the
+// first record that is not one, and it stops at MaxFileSize.
 func ReadIBNDCache(r io.Reader) (*Subnet, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading libibnetdisc cache: %w", err)
+	return parseIBND(&ibndCursor{r: &countingReader{r: r, limit: MaxFileSize, what: "libibnetdisc cache"}})
+}
+
+// ReadIBNDCacheData reads the bytes of a libibnetdisc cache with the
+// checks and bounds of ReadIBNDCache (it parses them as they arrive), for
+// a program that works on the file itself (ibcacheedit).
+func ReadIBNDCacheData(r io.Reader) ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := ReadIBNDCache(io.TeeReader(r, &buf)); err != nil {
+		return nil, err
 	}
-	return ParseIBNDCache(data)
+	return buf.Bytes(), nil
 }
 
 // ParseIBNDCache is ReadIBNDCache on bytes in memory.
 func ParseIBNDCache(data []byte) (*Subnet, error) {
+	return parseIBND(&ibndCursor{data: data})
+}
+
+// checkIBNDHeader checks the magic number and version, the parts of a
+// header that can be checked alone, and that the counts it declares could
+// fit MaxFileSize.
+func checkIBNDHeader(data []byte) error {
 	bad := func(off int, format string, a ...any) error {
 		return &CacheError{Format: "libibnetdisc cache", Offset: int64(off), Msg: fmt.Sprintf(format, a...)}
 	}
 	le := binary.LittleEndian
-	if len(data) < ibndHeaderLen {
-		return nil, bad(len(data), "truncated header: %d of %d bytes", len(data), ibndHeaderLen)
+	if len(data) >= 4 {
+		if m := le.Uint32(data); m != ibndMagic {
+			return bad(0, "magic %#08x, want %#08x: not a libibnetdisc cache", m, ibndMagic)
+		}
 	}
-	if m := le.Uint32(data); m != ibndMagic {
-		return nil, bad(0, "magic %#08x, want %#08x: not a libibnetdisc cache", m, ibndMagic)
+	if len(data) < ibndHeaderLen {
+		return bad(len(data), "truncated header: %d of %d bytes", len(data), ibndHeaderLen)
 	}
 	if v := le.Uint32(data[4:]); v != ibndVersion {
-		return nil, bad(4, "version %d, only %d is known", v, ibndVersion)
+		return bad(4, "version %d, only %d is known", v, ibndVersion)
 	}
-	nodeCount := int64(le.Uint32(data[8:]))
-	portCount := int64(le.Uint32(data[12:]))
-	fromGUID := iba.GUID(le.Uint64(data[16:]))
-	maxHops := le.Uint32(data[24:])
-	if nodeCount*ibndNodeLen+portCount*ibndPortLen > int64(len(data)-ibndHeaderLen) {
-		return nil, bad(8, "%d nodes and %d ports do not fit in the %d bytes that follow the header", nodeCount, portCount, len(data)-ibndHeaderLen)
+	least := ibndHeaderLen + int64(le.Uint32(data[8:]))*ibndNodeLen + int64(le.Uint32(data[12:]))*ibndPortLen
+	if least > MaxFileSize {
+		return &SizeError{What: "libibnetdisc cache", Size: least, Limit: MaxFileSize}
+	}
+	return nil
+}
+
+// ibndCursor hands out a libibnetdisc cache's records in order, from bytes
+// in memory (without copying) or from a stream.
+type ibndCursor struct {
+	data []byte    // the whole file, or
+	r    io.Reader // the stream
+	buf  []byte
+	off  int
+	err  error // what stopped the stream, other than its end
+}
+
+// take returns the next n bytes, valid until the next take; nil and the
+// count there were when the file ends first.
+func (c *ibndCursor) take(n int) ([]byte, int) {
+	if c.r == nil {
+		if left := len(c.data) - c.off; left < n {
+			return nil, left
+		}
+		b := c.data[c.off : c.off+n]
+		c.off += n
+		return b, n
+	}
+	if cap(c.buf) < n {
+		c.buf = make([]byte, n, max(n, 4096))
+	}
+	b := c.buf[:n]
+	got, err := io.ReadFull(c.r, b)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		c.err = err
+	}
+	if got < n {
+		return nil, got
+	}
+	c.off += n
+	return b, n
+}
+
+// rest counts what follows the last record.
+func (c *ibndCursor) rest() int64 {
+	if c.r == nil {
+		return int64(len(c.data) - c.off)
+	}
+	n, err := io.Copy(io.Discard, c.r)
+	if err != nil {
+		c.err = err
+	}
+	return n
+}
+
+func parseIBND(c *ibndCursor) (*Subnet, error) {
+	bad := func(off int, format string, a ...any) error {
+		return &CacheError{Format: "libibnetdisc cache", Offset: int64(off), Msg: fmt.Sprintf(format, a...)}
+	}
+	// A truncated record of a stream that failed is the failure's.
+	short := func(err error) error {
+		if c.err != nil {
+			return fmt.Errorf("reading libibnetdisc cache at offset %d: %w", c.off, c.err)
+		}
+		return err
+	}
+	le := binary.LittleEndian
+	hdr, got := c.take(ibndHeaderLen)
+	if hdr == nil {
+		part := c.data[:got]
+		if c.r != nil {
+			part = c.buf[:got]
+		}
+		if err := checkIBNDHeader(part); err != nil {
+			return nil, short(err)
+		}
+	}
+	if err := checkIBNDHeader(hdr); err != nil {
+		return nil, err
+	}
+	nodeCount := int64(le.Uint32(hdr[8:]))
+	portCount := int64(le.Uint32(hdr[12:]))
+	fromGUID := iba.GUID(le.Uint64(hdr[16:]))
+	maxHops := le.Uint32(hdr[24:])
+	if c.r == nil && nodeCount*ibndNodeLen+portCount*ibndPortLen > int64(len(c.data)-ibndHeaderLen) {
+		return nil, bad(8, "%d nodes and %d ports do not fit in the %d bytes that follow the header", nodeCount, portCount, len(c.data)-ibndHeaderLen)
 	}
 
 	type nodeRec struct {
@@ -127,14 +228,16 @@ func ParseIBNDCache(data []byte) (*Subnet, error) {
 		off       int
 		stored    bool
 	}
-	off := ibndHeaderLen
-	nodes := make([]nodeRec, 0, nodeCount)
-	byGUID := make(map[iba.GUID]*nodeRec, nodeCount)
+	// A stream's counts are not checked against its length: room for
+	// the first records only, grown as they come.
+	nodes := make([]nodeRec, 0, min(nodeCount, 1<<16))
+	byGUID := make(map[iba.GUID]int, min(nodeCount, 1<<16))
 	for i := int64(0); i < nodeCount; i++ {
-		if len(data)-off < ibndNodeLen {
-			return nil, bad(off, "node record %d truncated: %d of %d bytes", i, len(data)-off, ibndNodeLen)
+		off := c.off
+		b, got := c.take(ibndNodeLen)
+		if b == nil {
+			return nil, short(bad(off, "node record %d truncated: %d of %d bytes", i, got, ibndNodeLen))
 		}
-		b := data[off:]
 		n := &Node{
 			SMALID:        le.Uint16(b),
 			SMALMC:        b[2],
@@ -145,32 +248,39 @@ func ParseIBNDCache(data []byte) (*Subnet, error) {
 			HasDesc:       true,
 			HasSwitchInfo: iba.NodeType(b[76]) == iba.NodeTypeSwitch,
 		}
+		if err := checkNode(n.GUID, n.Type, n.NumPorts); err != nil {
+			return nil, bad(off+76, "%v", err)
+		}
 		copy(n.SwitchInfo[:], b[4:68])
 		copy(n.Info[:], b[78:142])
 		copy(n.Desc[:], b[142:206])
 		k := int(b[206])
-		if len(data)-off-ibndNodeLen < k*ibndPortKeyLen {
-			return nil, bad(off+ibndNodeLen, "port keys of node %v truncated: %d keys need %d bytes, %d left", n.GUID, k, k*ibndPortKeyLen, len(data)-off-ibndNodeLen)
+		if k > n.NumPorts+1 {
+			return nil, bad(off+206, "node %v: %d port keys for ports 0 to %d", n.GUID, k, n.NumPorts)
+		}
+		kb, got := c.take(k * ibndPortKeyLen)
+		if kb == nil {
+			return nil, short(bad(off+ibndNodeLen, "port keys of node %v truncated: %d keys need %d bytes, %d left", n.GUID, k, k*ibndPortKeyLen, got))
 		}
 		keys := make([]portKey, k)
 		for j := range keys {
-			kb := b[ibndNodeLen+j*ibndPortKeyLen:]
-			keys[j] = portKey{iba.GUID(le.Uint64(kb)), kb[8]}
+			x := kb[j*ibndPortKeyLen:]
+			keys[j] = portKey{iba.GUID(le.Uint64(x)), x[8]}
 		}
-		if byGUID[n.GUID] != nil {
+		if _, dup := byGUID[n.GUID]; dup {
 			return nil, bad(off+68, "node %v appears twice", n.GUID)
 		}
+		byGUID[n.GUID] = len(nodes)
 		nodes = append(nodes, nodeRec{n: n, keys: keys, off: off})
-		byGUID[n.GUID] = &nodes[len(nodes)-1]
-		off += ibndNodeLen + k*ibndPortKeyLen
 	}
-	ports := make([]portRec, 0, portCount)
-	byKey := make(map[portKey]*portRec, portCount)
+	ports := make([]portRec, 0, min(portCount, 1<<18))
+	byKey := make(map[portKey]int, min(portCount, 1<<18))
 	for i := int64(0); i < portCount; i++ {
-		if len(data)-off < ibndPortLen {
-			return nil, bad(off, "port record %d truncated: %d of %d bytes", i, len(data)-off, ibndPortLen)
+		off := c.off
+		b, got := c.take(ibndPortLen)
+		if b == nil {
+			return nil, short(bad(off, "port record %d truncated: %d of %d bytes", i, got, ibndPortLen))
 		}
-		b := data[off:]
 		p := &Port{
 			GUID:    iba.GUID(le.Uint64(b)),
 			Num:     int(b[8]),
@@ -184,17 +294,17 @@ func ParseIBNDCache(data []byte) (*Subnet, error) {
 		pr := portRec{p: p, nodeGUID: iba.GUID(le.Uint64(b[77:])), hasRemote: b[85] != 0,
 			remote: portKey{iba.GUID(le.Uint64(b[86:])), b[94]}, off: off}
 		k := portKey{p.GUID, uint8(p.Num)}
-		if byKey[k] != nil {
+		if _, dup := byKey[k]; dup {
 			return nil, bad(off, "port %v:%d appears twice", p.GUID, p.Num)
 		}
+		byKey[k] = len(ports)
 		ports = append(ports, pr)
-		byKey[k] = &ports[len(ports)-1]
-		off += ibndPortLen
 	}
-	if off != len(data) {
-		return nil, bad(off, "%d bytes after the last of %d port records", len(data)-off, portCount)
+	end := c.off
+	if extra := c.rest(); extra != 0 || c.err != nil {
+		return nil, short(bad(end, "%d bytes after the last of %d port records", extra, portCount))
 	}
-	if byGUID[fromGUID] == nil {
+	if _, ok := byGUID[fromGUID]; !ok {
 		return nil, bad(16, "start node %v is not among the %d nodes", fromGUID, nodeCount)
 	}
 
@@ -209,10 +319,11 @@ func ParseIBNDCache(data []byte) (*Subnet, error) {
 		s.nodes = append(s.nodes, n)
 		s.byNodeGUID[n.GUID] = n
 		for _, k := range nr.keys {
-			pr := byKey[k]
-			if pr == nil || int(k.num) > n.NumPorts {
+			pi, ok := byKey[k]
+			if !ok || int(k.num) > n.NumPorts {
 				continue // the C loader skips these too: an incomplete cache
 			}
+			pr := &ports[pi]
 			if pr.stored {
 				return nil, bad(nr.off, "node %v claims port %v:%d, already claimed", n.GUID, k.guid, k.num)
 			}
@@ -230,7 +341,8 @@ func ParseIBNDCache(data []byte) (*Subnet, error) {
 			continue
 		}
 		if pr.hasRemote {
-			if r := byKey[pr.remote]; r != nil && r.stored {
+			if ri, ok := byKey[pr.remote]; ok && ports[ri].stored {
+				r := &ports[ri]
 				// Set one side only, as the C loader does, so that
 				// whatever the file says is written back as it was.
 				pr.p.Remote = r.p
@@ -305,8 +417,8 @@ func (s *Subnet) WriteIBNDCache(w io.Writer) error {
 	}
 	var ports []*Port
 	for _, n := range s.nodes {
-		if n.NumPorts > 254 {
-			return invalid("node %v: %d ports do not fit a cache record", n.GUID, n.NumPorts)
+		if err := checkNode(n.GUID, n.Type, n.NumPorts); err != nil {
+			return err
 		}
 		for _, p := range n.Ports {
 			if p != nil && p.HasInfo {
@@ -338,7 +450,7 @@ func (s *Subnet) WriteIBNDCache(w io.Writer) error {
 	le.PutUint64(hdr[16:], uint64(s.from.GUID))
 	le.PutUint32(hdr[24:], uint32(s.MaxHopsDiscovered))
 	bw.Write(hdr[:])
-	var rec [ibndNodeLen + 255*ibndPortKeyLen]byte
+	var rec [ibndNodeLen + (MaxPorts+1)*ibndPortKeyLen]byte
 	for i := len(s.nodes) - 1; i >= 0; i-- {
 		n := s.nodes[i]
 		b := rec[:]

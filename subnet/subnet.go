@@ -30,6 +30,25 @@ const (
 // node whose type or port count changed.
 var ErrInvalid = errors.New("subnet: invalid data")
 
+// MaxPorts is the most ports a node can have: port numbers run from 1 to
+// 254, and 255 is reserved (IBA 14.2.5.6: a PortInfo attribute modifier
+// names ports 0 to 254).
+const MaxPorts = 254
+
+// checkNode is the one rule for what a node may be, applied alike by
+// AddNode, the readers of every file format and their writers, so that
+// whatever loads can be written back: a CA, switch or router with 0 to
+// MaxPorts ports (a switch has port 0 besides).
+func checkNode(guid iba.GUID, typ iba.NodeType, numPorts int) error {
+	if typ < iba.NodeTypeCA || typ > iba.NodeTypeRouter {
+		return invalid("node %v: NodeType %d", guid, typ)
+	}
+	if numPorts < 0 || numPorts > MaxPorts {
+		return invalid("node %v: %d ports, more than the %d a node can have", guid, numPorts, MaxPorts)
+	}
+	return nil
+}
+
 func invalid(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
 }
@@ -256,8 +275,8 @@ func (s *Subnet) AddNode(info []byte, path DRPath) (node *Node, port *Port, isNe
 	if err := ni.Unmarshal(info); err != nil {
 		return nil, nil, false, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	if ni.NodeType < iba.NodeTypeCA || ni.NodeType > iba.NodeTypeRouter {
-		return nil, nil, false, invalid("node %v: NodeType %d", ni.NodeGUID, ni.NodeType)
+	if err := checkNode(ni.NodeGUID, ni.NodeType, int(ni.NumPorts)); err != nil {
+		return nil, nil, false, err
 	}
 	local := int(ni.LocalPortNum)
 	if local > int(ni.NumPorts) || (local == 0 && ni.NodeType != iba.NodeTypeSwitch) {

@@ -361,13 +361,23 @@ func TestCorruptIBNDCache(t *testing.T) {
 		{"trailing", append(append([]byte(nil), good...), 1, 2, 3), int64(len(good)), "3 bytes after"},
 		{"start node", mut(func(b []byte) []byte { b[16] ^= 0xff; return b }), 16, "start node"},
 		{"keys overrun", func() []byte {
-			// One node, no ports, claiming 255 port keys that are not there.
+			// One node, no port records, claiming 3 port keys that are
+			// not there.
+			b := append([]byte(nil), good[:28+207]...)
+			b[8], b[9], b[12] = 1, 0, 0
+			copy(b[16:24], b[28+68:28+76])
+			b[28+206] = 3
+			return b
+		}(), 28 + 207, "port keys"},
+		{"more keys than ports", func() []byte {
 			b := append([]byte(nil), good[:28+207]...)
 			b[8], b[9], b[12] = 1, 0, 0
 			copy(b[16:24], b[28+68:28+76])
 			b[28+206] = 0xff
 			return b
-		}(), 28 + 207, "port keys"},
+		}(), 28 + 206, "255 port keys for ports 0 to"},
+		{"255 ports", mut(func(b []byte) []byte { b[28+77] = 255; return b }), 28 + 76, "255 ports, more than the 254"},
+		{"node type", mut(func(b []byte) []byte { b[28+76] = 7; return b }), 28 + 76, "NodeType 7"},
 	} {
 		_, err := ParseIBNDCache(tc.data)
 		var ce *CacheError

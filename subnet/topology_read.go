@@ -2,9 +2,11 @@ package subnet
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -22,6 +24,9 @@ type TopologyError struct {
 }
 
 func (e *TopologyError) Error() string {
+	if e.Text == "" {
+		return fmt.Sprintf("topology line %d: %s", e.Line, e.Msg)
+	}
 	return fmt.Sprintf("topology line %d: %s: %q", e.Line, e.Msg, e.Text)
 }
 
@@ -73,14 +78,22 @@ type topoPort struct {
 // on its line, or node GUID + port number. Link rates come from the
 // "lid N <width><speed>" at the end of each port line's comment, LIDs
 // from "lid N lmc M". ibsim's include, module= and do directives are not
-// supported.
+// supported; its width=, speed=, extspeed= and pdebug directives set
+// enabled rates and debugging, which a topology database does not hold,
+// and are read and ignored.
+//
+// The reader is strict: a line it does not know, a number that does not
+// fit its field, a GUID counter that would pass 0xffffffffffffffff, a line
+// longer than 4096 bytes, binary data (a NUL byte) and a file of more than
+// MaxFileSize bytes are errors, with the line number.
 //
 // Nodes are taken to have been discovered in the reverse of the file's
 // order, so that WriteTopology prints them in the order read. The start
 // node is the one named by "# Initiated from node", else the last CA.
 func ReadTopology(r io.Reader) (*Subnet, error) {
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(&countingReader{r: r, limit: MaxFileSize, what: "topology file"})
 	sc.Buffer(make([]byte, 0, 512), maxTopologyLine)
+	sc.Split(textLines)
 	var (
 		nodes    []*topoNode
 		cur      *topoNode
@@ -90,8 +103,11 @@ func ReadTopology(r io.Reader) (*Subnet, error) {
 		maxHops  int
 		mads     int
 		// ibsim's GUID counters, by NodeType, and the per-node settings.
-		guids                 = map[iba.NodeType]uint64{iba.NodeTypeCA: 0x100000, iba.NodeTypeSwitch: 0x200000}
-		absGUIDs              = map[iba.NodeType]uint64{iba.NodeTypeCA: 0x100000, iba.NodeTypeSwitch: 0x200000}
+		guids    = map[iba.NodeType]uint64{iba.NodeTypeCA: 0x100000, iba.NodeTypeSwitch: 0x200000}
+		absGUIDs = map[iba.NodeType]uint64{iba.NodeTypeCA: 0x100000, iba.NodeTypeSwitch: 0x200000}
+		// spent marks a counter that passed 0xffffffffffffffff: the next
+		// node of that kind has no GUID.
+		spent                 = map[iba.NodeType]bool{}
 		vendor, device        uint32
 		sysGUID               uint64
 		switchPortGUID        iba.GUID
@@ -109,14 +125,23 @@ func ReadTopology(r io.Reader) (*Subnet, error) {
 			continue
 		case strings.HasPrefix(line, "#"):
 			if v, ok := strings.CutPrefix(line, "# Initiated from node "); ok {
-				var a, b uint64
-				if _, err := fmt.Sscanf(v, "%x port %x", &a, &b); err == nil {
-					fromGUID, fromPort = iba.GUID(a), iba.GUID(b)
+				g, p, ok := strings.Cut(v, " port ")
+				a, err1 := strconv.ParseUint(strings.TrimSpace(g), 16, 64)
+				b, err2 := strconv.ParseUint(strings.TrimSpace(p), 16, 64)
+				if !ok || err1 != nil || err2 != nil {
+					return nil, bad(line, "want \"# Initiated from node GUID port GUID\" with 64-bit hexadecimal GUIDs")
 				}
+				fromGUID, fromPort = iba.GUID(a), iba.GUID(b)
 			} else if v, ok := strings.CutPrefix(line, "# Reported max hops discovered: "); ok {
-				maxHops, _ = strconv.Atoi(strings.TrimSpace(v))
+				var err error
+				if maxHops, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || maxHops < 0 || maxHops > MaxHops {
+					return nil, bad(line, "max hops: want 0 to %d", MaxHops)
+				}
 			} else if v, ok := strings.CutPrefix(line, "# Total MADs used: "); ok {
-				mads, _ = strconv.Atoi(strings.TrimSpace(v))
+				var err error
+				if mads, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || mads < 0 {
+					return nil, bad(line, "MADs used: not a count")
+				}
 			}
 			continue
 		case line[0] == '[':
@@ -165,15 +190,24 @@ func ReadTopology(r io.Reader) (*Subnet, error) {
 				return nil, bad(line, "%v", err)
 			}
 			n.line = lineNo
-			n.guid = iba.GUID(guids[typ])
+			g := guids[typ]
+			// A switch takes one GUID; a CA or router its node GUID and
+			// one per port after it.
+			step := uint64(1)
+			if typ != iba.NodeTypeSwitch {
+				step = uint64(n.nports) + 1
+			}
+			if spent[typ] || g > math.MaxUint64-(step-1) {
+				return nil, bad(line, "no GUID left: the GUIDs of this node would pass 0xffffffffffffffff")
+			}
+			n.guid = iba.GUID(g)
+			guids[typ] = g + step
+			spent[typ] = g+step < g // wrapped to 0 exactly: nothing left
 			if typ == iba.NodeTypeSwitch {
-				guids[typ]++
 				n.portGUID = n.guid
 				if switchPortGUID != 0 {
 					n.portGUID = switchPortGUID
 				}
-			} else {
-				guids[typ] += uint64(n.nports) + 1
 			}
 			n.vendor, n.device = vendor, device
 			switch {
@@ -188,7 +222,12 @@ func ReadTopology(r io.Reader) (*Subnet, error) {
 			continue
 		}
 		if !isAssign {
-			continue // ibnetdiscover -g's chassis lines, ibsim's free text
+			// ibnetdiscover -g's grouping lines; anything else is not a
+			// topology file's.
+			if strings.HasPrefix(line, "Chassis ") || line == "Non-Chassis Nodes" || strings.HasPrefix(line, "Hostname: ") {
+				continue
+			}
+			return nil, bad(clipLine(line), "unknown line: not a node, port, GUID or ibsim directive")
 		}
 		key = strings.TrimSpace(key)
 		num := func() (uint64, error) {
@@ -208,10 +247,14 @@ func ReadTopology(r io.Reader) (*Subnet, error) {
 				return nil, bad(line, "GUID: %v", err)
 			}
 			if strings.HasPrefix(strings.TrimSpace(val), "+") {
+				if absGUIDs[t] > math.MaxUint64-g {
+					return nil, bad(line, "GUID base %#x + %#x passes 0xffffffffffffffff", absGUIDs[t], g)
+				}
 				guids[t] = absGUIDs[t] + g
 			} else {
 				absGUIDs[t], guids[t] = g, g
 			}
+			spent[t] = false
 			if t == iba.NodeTypeSwitch {
 				if i := strings.IndexByte(val, '('); i >= 0 {
 					if j := strings.IndexByte(val[i:], ')'); j > 0 {
@@ -230,18 +273,59 @@ func ReadTopology(r io.Reader) (*Subnet, error) {
 			}
 			switch key {
 			case "vendid":
-				vendor, sawVendid = uint32(v&0xffffff), true
+				if v > 0xffffff {
+					return nil, bad(line, "vendid %#x does not fit 24 bits", v)
+				}
+				vendor, sawVendid = uint32(v), true
 			case "devid":
-				device = uint32(v & 0xffff)
+				if v > 0xffff {
+					return nil, bad(line, "devid %#x does not fit 16 bits", v)
+				}
+				device = uint32(v)
 			default:
 				sysGUID, sawSysGUID = v, true
 			}
+		case "width", "speed", "extspeed", "pdebug":
+			// ibsim's directives for enabled rates and debugging.
+		default:
+			return nil, bad(clipLine(line), "unknown assignment %q", key)
 		}
 	}
-	if err := sc.Err(); err != nil {
+	switch err := sc.Err(); {
+	case errors.Is(err, errBinary):
+		return nil, &TopologyError{Line: lineNo + 1, Msg: "binary data (a NUL byte): not a topology file"}
+	case errors.Is(err, bufio.ErrTooLong):
+		return nil, &TopologyError{Line: lineNo + 1, Msg: fmt.Sprintf("line longer than %d bytes: not a topology file", maxTopologyLine)}
+	case err != nil:
 		return nil, fmt.Errorf("reading topology after line %d: %w", lineNo, err)
 	}
 	return buildTopology(nodes, fromGUID, fromPort, maxHops, mads)
+}
+
+// errBinary stops textLines at a NUL byte.
+var errBinary = errors.New("binary data")
+
+// textLines is bufio.ScanLines that refuses binary data: a NUL byte in a
+// line, or in what has been read of one, so that a binary file stops at
+// once rather than at the line length limit.
+func textLines(data []byte, atEOF bool) (int, []byte, error) {
+	adv, tok, err := bufio.ScanLines(data, atEOF)
+	look := tok
+	if tok == nil {
+		look = data
+	}
+	if bytes.IndexByte(look, 0) >= 0 {
+		return 0, nil, errBinary
+	}
+	return adv, tok, err
+}
+
+// clipLine shortens a line quoted in an error.
+func clipLine(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
 }
 
 // parseNodeHeader reads `Switch 5 "id" # "desc" base port 0 lid 2 lmc 0`
@@ -276,13 +360,9 @@ func parseNodeHeader(line string, typ iba.NodeType) (*topoNode, error) {
 		}
 		if typ == iba.NodeTypeSwitch {
 			n.enhanced = strings.Contains(c, "enhanced port 0")
-			if i := strings.Index(c, "lid "); i >= 0 {
-				v, _ := strconv.ParseUint(firstWord(c[i+4:]), 0, 16)
-				n.lid = uint16(v)
-			}
-			if i := strings.Index(c, "lmc "); i >= 0 {
-				v, _ := strconv.ParseUint(firstWord(c[i+4:]), 0, 3)
-				n.lmc = uint8(v)
+			var err error
+			if n.lid, n.lmc, err = lidLMC(c); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -290,6 +370,25 @@ func parseNodeHeader(line string, typ iba.NodeType) (*topoNode, error) {
 		return nil, fmt.Errorf("description longer than %d bytes", AttrSize)
 	}
 	return n, nil
+}
+
+// lidLMC reads the "lid N" and "lmc M" of a comment, each 0 when absent.
+func lidLMC(c string) (lid uint16, lmc uint8, err error) {
+	if i := strings.Index(c, "lid "); i >= 0 {
+		v, err := strconv.ParseUint(firstWord(c[i+4:]), 0, 16)
+		if err != nil {
+			return 0, 0, fmt.Errorf("LID %q: want 0 to 65535", firstWord(c[i+4:]))
+		}
+		lid = uint16(v)
+	}
+	if i := strings.Index(c, "lmc "); i >= 0 {
+		v, err := strconv.ParseUint(firstWord(c[i+4:]), 0, 3)
+		if err != nil {
+			return 0, 0, fmt.Errorf("LMC %q: want 0 to 7", firstWord(c[i+4:]))
+		}
+		lmc = uint8(v)
+	}
+	return lid, lmc, nil
 }
 
 func firstWord(s string) string {
@@ -317,20 +416,23 @@ func bracketInt(s string) (v int, rest string, ok bool) {
 	return v, s[e+1:], true
 }
 
-func parenHex(s string) (g iba.GUID, rest string, ok bool) {
+// parenHex reads "(hex GUID)" at the start of s (after blanks); ok is
+// false when there is none, err set when there is one that is not a
+// 64-bit hexadecimal number.
+func parenHex(s string) (g iba.GUID, rest string, ok bool, err error) {
 	t := strings.TrimLeft(s, " \t")
 	if !strings.HasPrefix(t, "(") {
-		return 0, s, false
+		return 0, s, false, nil
 	}
 	e := strings.IndexByte(t, ')')
 	if e < 0 {
-		return 0, s, false
+		return 0, s, false, errors.New("unterminated (GUID)")
 	}
 	v, err := strconv.ParseUint(t[1:e], 16, 64)
 	if err != nil {
-		return 0, s, false
+		return 0, s, false, fmt.Errorf("GUID (%s): want 64-bit hexadecimal", t[1:e])
 	}
-	return iba.GUID(v), t[e+1:], true
+	return iba.GUID(v), t[e+1:], true, nil
 }
 
 // parsePortLine reads a port line of either kind:
@@ -350,7 +452,9 @@ func parsePortLine(line string, n *topoNode) (*topoPort, error) {
 	if strings.HasPrefix(rest, "[ext ") {
 		p.ext, rest, _ = bracketInt(rest)
 	}
-	if g, r, ok := parenHex(rest); ok {
+	if g, r, ok, err := parenHex(rest); err != nil {
+		return nil, err
+	} else if ok {
 		p.guid, rest = g, r
 	}
 	q := strings.IndexByte(rest, '"')
@@ -372,7 +476,9 @@ func parsePortLine(line string, n *topoNode) (*topoPort, error) {
 	if strings.HasPrefix(rest, "[ext ") {
 		p.remoteExt, rest, _ = bracketInt(rest)
 	}
-	if g, r, ok := parenHex(rest); ok {
+	if g, r, ok, err := parenHex(rest); err != nil {
+		return nil, err
+	} else if ok {
 		p.remoteGUID, rest = g, r
 	}
 	h := strings.IndexByte(rest, '#')
@@ -381,14 +487,15 @@ func parsePortLine(line string, n *topoNode) (*topoPort, error) {
 	}
 	c := rest[h+1:]
 	if n.typ != iba.NodeTypeSwitch {
-		// "# lid 6 lmc 0 ..." gives this port's own LID range.
-		if i := strings.Index(c, "lid "); i >= 0 {
-			v, _ := strconv.ParseUint(firstWord(c[i+4:]), 0, 16)
-			p.lid = uint16(v)
+		// "# lid 6 lmc 0 "desc" ..." gives this port's own LID range,
+		// before the peer's description.
+		own := c
+		if q := strings.IndexByte(own, '"'); q >= 0 {
+			own = own[:q]
 		}
-		if i := strings.Index(c, "lmc "); i >= 0 {
-			v, _ := strconv.ParseUint(firstWord(c[i+4:]), 0, 3)
-			p.lmc = uint8(v)
+		var err error
+		if p.lid, p.lmc, err = lidLMC(own); err != nil {
+			return nil, err
 		}
 	}
 	// The rate is in the last "lid N <w><speed>" after the last quote,
@@ -414,9 +521,12 @@ func parsePortLine(line string, n *topoNode) (*topoPort, error) {
 		if !ok {
 			continue
 		}
+		if k != "s" && k != "w" && k != "v" {
+			continue
+		}
 		x, err := strconv.ParseUint(v, 10, 8)
 		if err != nil {
-			continue
+			return nil, fmt.Errorf("%s=%s: want 0 to 255", k, v)
 		}
 		switch k {
 		case "s":

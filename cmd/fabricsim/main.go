@@ -8,15 +8,15 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/rdmakit/rdmakit/internal/fabricsim"
+	"github.com/rdmakit/rdmakit/internal/shutdown"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := fabricsim.Main(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	// SIGINT, SIGTERM and SIGHUP stop the server (its clients' sockets
+	// close) and fabricsim exits 128+signal.
+	os.Exit(shutdown.Run(func(ctx context.Context) int {
+		return fabricsim.Main(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	}))
 }

@@ -5,15 +5,16 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 
 	"github.com/rdmakit/rdmakit/internal/diags"
+	"github.com/rdmakit/rdmakit/internal/shutdown"
 )
 
 func main() {
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := diags.Main(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	// SIGINT, SIGTERM and SIGHUP cancel the command's context: it closes
+	// its fabric (DISCONNECT from ibsim, umad closed) and exits 128+signal.
+	os.Exit(shutdown.Run(func(ctx context.Context) int {
+		return diags.Main(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	}))
 }

@@ -6,16 +6,15 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/rdmakit/rdmakit/internal/rdmatool"
+	"github.com/rdmakit/rdmakit/internal/shutdown"
 )
 
 func main() {
-	// An interrupt ends a long-running command (monitor) cleanly.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := rdmatool.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	// SIGINT, SIGTERM and SIGHUP end a monitor or a command under way:
+	// the netlink socket closes and rdmatool exits 128+signal.
+	os.Exit(shutdown.Run(func(ctx context.Context) int {
+		return rdmatool.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	}))
 }

@@ -179,8 +179,11 @@ func (e *Env) warnFailures(cmd string, r *discoverResult) {
 }
 
 // loadSubnetFile reads a libibnetdisc cache, one of ours, or a topology
-// file, whichever the file is (subnet.LoadFile).
-func loadSubnetFile(path string) (*subnet.Subnet, error) { return subnet.LoadFile(path) }
+// file, whichever the file is (subnet.ReadFile: bounded, magic first).
+func loadSubnetFile(path string) (*subnet.Subnet, error) {
+	s, _, err := subnet.ReadFile(path)
+	return s, err
+}
 
 // progress draws a one-line progress bar on a terminal.
 type progress struct {

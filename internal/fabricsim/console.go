@@ -25,7 +25,11 @@ import (
 //	                            downed, rcv, remote, relay, discards,
 //	                            constraint, integrity, overrun, vl15, wait
 //	sweep                       run the built-in SM again
-//	status                      one line about the fabric
+//	status                      one line about the fabric (and the MADs
+//	                            the latency model delayed, with the sum
+//	                            of their delays: a one-at-a-time tool's
+//	                            nominal time is its time without latency
+//	                            plus that sum)
 //	help
 //
 // Blank lines and lines starting with # do nothing.
@@ -121,8 +125,9 @@ func (c *Console) Exec(ctx context.Context, line string) (string, error) {
 		return fmt.Sprintf("swept: %d switches, %d CAs, max LID %d, %d SMPs in %v", res.Switches, res.CAs, res.MaxLID, res.SMPs, res.Total.Round(time.Microsecond)), err
 	case "status":
 		l := c.F.Latency()
-		return fmt.Sprintf("%d nodes, SM %v, %d sweeps, latency hop=%v sma=%v agent=%v queue=%d loss=%g%%, %d queue drops",
-			c.F.NodeCount(), c.F.SMState(), c.F.Sweeps(), l.Hop, l.SMA, l.Agent, l.QueueDepth, l.Loss, c.F.QueueDrops()), nil
+		mads, delay := c.F.Delayed()
+		return fmt.Sprintf("%d nodes, SM %v, %d sweeps, latency hop=%v sma=%v agent=%v queue=%d loss=%g%%, %d queue drops, %d MADs delayed by %.6f s in all",
+			c.F.NodeCount(), c.F.SMState(), c.F.Sweeps(), l.Hop, l.SMA, l.Agent, l.QueueDepth, l.Loss, c.F.QueueDrops(), mads, delay.Seconds()), nil
 	}
 	return "", usage("unknown command %q (try help)", w[0])
 }
@@ -161,8 +166,14 @@ func ParseLatency(base sim.Latency, s string) (sim.Latency, error) {
 			l.Agent, err = duration(v)
 		case "queue":
 			l.QueueDepth, err = strconv.Atoi(v)
+			if err == nil && l.QueueDepth < 0 {
+				err = fmt.Errorf("want 0 (no limit) or more requests")
+			}
 		case "loss":
 			l.Loss, err = strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+			if err == nil && !(l.Loss >= 0 && l.Loss <= 100) {
+				err = fmt.Errorf("want a percentage from 0 to 100")
+			}
 		default:
 			return l, usage("latency: unknown key %q (hop, sma, agent, queue, loss)", k)
 		}
@@ -174,12 +185,21 @@ func ParseLatency(base sim.Latency, s string) (sim.Latency, error) {
 }
 
 // duration takes Go durations, and bare numbers as microseconds (the
-// unit the model is specified in).
+// unit the model is specified in), from 0 to sim.MaxLatency.
 func duration(v string) (time.Duration, error) {
+	var d time.Duration
 	if n, err := strconv.ParseFloat(v, 64); err == nil {
-		return time.Duration(n * float64(time.Microsecond)), nil
+		if !(n >= 0 && n <= float64(sim.MaxLatency/time.Microsecond)) {
+			return 0, fmt.Errorf("want 0 to %v", sim.MaxLatency)
+		}
+		d = time.Duration(n * float64(time.Microsecond))
+	} else if d, err = time.ParseDuration(v); err != nil {
+		return 0, err
 	}
-	return time.ParseDuration(v)
+	if d < 0 || d > sim.MaxLatency {
+		return 0, fmt.Errorf("want 0 to %v", sim.MaxLatency)
+	}
+	return d, nil
 }
 
 func parseErrors(kvs []string) (sim.PortErrors, error) {

@@ -158,6 +158,20 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 // the control socket until ctx ends. Console commands are read from con
 // when it is not nil, their answers written to stdout.
 func Serve(ctx context.Context, c ServeConfig, con io.Reader, stdout, stderr io.Writer) error {
+	scfg := ibsimserver.Config{SockName: c.SockName, Inet: c.Inet, Addr: c.Listen, MaxClients: c.MaxClients}
+	if err := scfg.Validate(); err != nil {
+		return usage("--max-clients: %v", err)
+	}
+	if c.LMC < 0 || c.LMC > 7 {
+		return usage("--lmc %d (0 to 7)", c.LMC)
+	}
+	var lat sim.Latency
+	if c.Latency != "" {
+		var err error
+		if lat, err = ParseLatency(sim.Latency{}, c.Latency); err != nil {
+			return fmt.Errorf("--latency: %w", err)
+		}
+	}
 	t, err := topo.Load(c.Topology)
 	if err != nil {
 		return err
@@ -170,9 +184,6 @@ func Serve(ctx context.Context, c ServeConfig, con io.Reader, stdout, stderr io.
 	cons := &Console{F: f}
 	if !c.NoSM {
 		cfg := sim.SMConfig{Node: c.SMNode, LMC: uint8(c.LMC)}
-		if c.LMC < 0 || c.LMC > 7 {
-			return usage("--lmc %d (0 to 7)", c.LMC)
-		}
 		if cfg.Node == "" {
 			for _, n := range t.Nodes {
 				if n.Type == iba.NodeTypeCA {
@@ -195,11 +206,7 @@ func Serve(ctx context.Context, c ServeConfig, con io.Reader, stdout, stderr io.
 		cons.SM = &cfg
 	}
 	if c.Latency != "" {
-		l, err := ParseLatency(sim.Latency{}, c.Latency)
-		if err != nil {
-			return fmt.Errorf("--latency: %w", err)
-		}
-		if err := f.SetLatency(l); err != nil {
+		if err := f.SetLatency(lat); err != nil {
 			return fmt.Errorf("--latency: %w", err)
 		}
 	}
@@ -214,7 +221,7 @@ func Serve(ctx context.Context, c ServeConfig, con io.Reader, stdout, stderr io.
 			return err
 		}
 	}
-	srv, err := ibsimserver.Listen(f, ibsimserver.Config{SockName: c.SockName, Inet: c.Inet, Addr: c.Listen, MaxClients: c.MaxClients})
+	srv, err := ibsimserver.Listen(f, scfg)
 	if err != nil {
 		return err
 	}
@@ -245,6 +252,9 @@ func Serve(ctx context.Context, c ServeConfig, con io.Reader, stdout, stderr io.
 			sc := bufio.NewScanner(con)
 			for sc.Scan() && ctx.Err() == nil {
 				fmt.Fprintln(stdout, answer(cons.Exec(ctx, sc.Text())))
+			}
+			if err := sc.Err(); err != nil {
+				fmt.Fprintf(stderr, "fabricsim: console: %v; no more console commands\n", err)
 			}
 		}()
 	}
@@ -306,6 +316,11 @@ func serveControl(ctx context.Context, ln net.Listener, cons *Console) {
 					return
 				}
 			}
+			if err := sc.Err(); err != nil {
+				// A line longer than the scanner's 64 KiB: say so
+				// before hanging up.
+				fmt.Fprintln(conn, answer("", fmt.Errorf("control socket: %w", err)))
+			}
 		}()
 	}
 }
@@ -343,11 +358,15 @@ func ctl(ctx context.Context, args []string, stdout io.Writer) error {
 	if _, err := fmt.Fprintln(conn, strings.Join(fs.Args(), " ")); err != nil {
 		return fmt.Errorf("control socket %s: %w", *addr, err)
 	}
-	line, err := bufio.NewReader(conn).ReadString('\n')
-	if err != nil {
-		return fmt.Errorf("control socket %s: %w", *addr, err)
+	sc := bufio.NewScanner(conn) // answers are one line, at most 64 KiB
+	if !sc.Scan() {
+		err := sc.Err()
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("control socket %s: reading the answer: %w", *addr, err)
 	}
-	line = strings.TrimSpace(line)
+	line := strings.TrimSpace(sc.Text())
 	if rest, bad := strings.CutPrefix(line, "error: "); bad {
 		return errors.New(rest)
 	}

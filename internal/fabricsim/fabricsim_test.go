@@ -88,7 +88,9 @@ func TestConsole(t *testing.T) {
 	for _, bad := range []string{
 		"frob", "link sideways hca1 1", "link down hca1", "link down hca1 x", "link down nope 1",
 		"node dead nope", "node asleep hca1", "drop hca1 1 x", "drop hca1 1 200", "latency hop", "latency speed=3",
-		"latency loss=300", "errors hca1 1 bogus=1", "errors hca1 1 symbol=x", "errors hca1",
+		"latency loss=300", "latency loss=NaN", "latency loss=-1", "latency loss=Inf", "latency hop=NaN",
+		"latency hop=-5us", "latency sma=1e300", "latency agent=2h", "latency queue=-1",
+		"errors hca1 1 bogus=1", "errors hca1 1 symbol=x", "errors hca1",
 	} {
 		if _, err := c.Exec(ctx, bad); err == nil {
 			t.Fatalf("%q: no error", bad)

@@ -2,6 +2,7 @@ package rdmatool
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -150,11 +151,19 @@ func comm(e *nldev.Entry) owner {
 		if e.PID == 0 {
 			return owner{}
 		}
-		b, err := os.ReadFile(filepath.Join(procRoot, strconv.FormatUint(uint64(e.PID), 10), "comm"))
+		// comm is at most 16 bytes (TASK_COMM_LEN); read no more than a
+		// line of 64 whatever procRoot holds.
+		f, err := os.Open(filepath.Join(procRoot, strconv.FormatUint(uint64(e.PID), 10), "comm"))
 		if err != nil {
 			return owner{}
 		}
-		s := string(b)
+		var buf [64]byte
+		n, _ := io.ReadFull(f, buf[:])
+		f.Close()
+		if n == 0 {
+			return owner{}
+		}
+		s := string(buf[:n])
 		if i := strings.IndexByte(s, '\n'); i >= 0 {
 			s = s[:i]
 		}

@@ -266,6 +266,10 @@ func (s *IBSim) envOver(base []string) []string {
 	return append(env, s.Env()...)
 }
 
+// ClientEnv is this process's environment with the variables that choose
+// a simulator replaced by this one's: for a client process a test starts.
+func (s *IBSim) ClientEnv() []string { return s.envOver(os.Environ()) }
+
 // PID is the ibsim process ID.
 func (s *IBSim) PID() int { return s.Cmd.Process.Pid }
 

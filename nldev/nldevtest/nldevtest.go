@@ -18,6 +18,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sort"
@@ -266,11 +267,23 @@ func Unmarshal(b []byte) ([]Exchange, error) {
 	return ex, sc.Err()
 }
 
-// ReadFile reads a recording.
+// maxRecording bounds a recording file: a session of netlink messages in
+// text, a few kilobytes to a few megabytes.
+const maxRecording = 64 << 20
+
+// ReadFile reads a recording, at most 64 MiB.
 func ReadFile(path string) ([]Exchange, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxRecording+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > maxRecording {
+		return nil, fmt.Errorf("%s: more than %d bytes: not a recording", path, maxRecording)
 	}
 	ex, err := Unmarshal(b)
 	if err != nil {

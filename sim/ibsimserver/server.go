@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/internal/mmsg"
@@ -27,8 +26,35 @@ type Config struct {
 	// instead, as ibsim -r does; client slot i then uses port+1+i.
 	Inet bool
 	Addr string
-	// MaxClients bounds the client slots (64 when 0; ibsim has 10).
+	// MaxClients bounds the client slots: 64 when 0 (ibsim has 10), at
+	// most the package's MaxClients.
 	MaxClients int
+}
+
+// MaxClients is the most client slots a Server has. Package ibsim's
+// client takes a slot number of 1000 or more as a reply that is not a
+// simulator's, and each attached client costs about ClientMemory.
+const MaxClients = 1000
+
+// ClientMemory is about what one attached client costs: its read and
+// write batches (64 datagrams each way) and its two sockets.
+const ClientMemory = 64 << 10
+
+// ErrTooManySlots is matched (errors.Is) by Listen's error for a
+// Config.MaxClients above MaxClients.
+var ErrTooManySlots = errors.New("ibsim server: too many client slots")
+
+// Validate checks the configuration as Listen does, so that a program can
+// refuse it before building a fabric.
+func (cfg Config) Validate() error {
+	switch {
+	case cfg.MaxClients < 0:
+		return fmt.Errorf("ibsim server: %d client slots: want 1 to %d (0 for 64)", cfg.MaxClients, MaxClients)
+	case cfg.MaxClients > MaxClients:
+		return fmt.Errorf("%w: %d would need %s for the slot table alone and about %s per attached client (%s with every slot taken); the limit is %d (ibsimserver.MaxClients)",
+			ErrTooManySlots, cfg.MaxClients, iec(int64(cfg.MaxClients)*8), iec(ClientMemory), iec(int64(cfg.MaxClients)*ClientMemory), MaxClients)
+	}
+	return nil
 }
 
 // Server serves a fabric over ibsim's protocol.
@@ -54,8 +80,6 @@ type client struct {
 	conn   net.Conn
 	io     *mmsg.Conn
 	data   *sim.Attachment
-	ctl    *sim.Attachment
-	ctlAg  int
 	cancel context.CancelFunc
 	mu     sync.Mutex
 	agents map[uint8]int
@@ -69,7 +93,10 @@ type client struct {
 
 // Listen opens the control socket. Serve then answers clients.
 func Listen(f *sim.Fabric, cfg Config) (*Server, error) {
-	if cfg.MaxClients <= 0 {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxClients == 0 {
 		cfg.MaxClients = 64
 	}
 	s := &Server{f: f, cfg: cfg, base: cfg.SockName, clients: make([]*client, cfg.MaxClients)}
@@ -168,13 +195,21 @@ func (s *Server) Close() error {
 	return err
 }
 
+// control answers one control request. A refusal is ibsim's reply type 0
+// (SIM_CTL_ERROR), whose data ibsim leaves as the request's; this server
+// puts its reason there, "refused: " and NUL-terminated text, which
+// package ibsim shows and libumad2sim ignores.
 func (s *Server) control(ctx context.Context, m ctlMsg, from net.Addr) ctlMsg {
 	reply := ctlMsg{clientID: m.clientID, typ: m.typ, length: m.length}
-	fail := ctlMsg{clientID: m.clientID, typ: ctlError}
+	fail := func(err error) ctlMsg {
+		r := ctlMsg{clientID: m.clientID, typ: ctlError}
+		putReason(&r.data, err.Error())
+		return r
+	}
 	if m.typ == ctlConnect {
 		c, err := s.connect(ctx, m, from)
 		if err != nil {
-			return fail
+			return fail(err)
 		}
 		binary.LittleEndian.PutUint32(reply.data[0:], uint32(c.slot))
 		copy(reply.data[infoNodeID:infoNodeID+nodeIDLen-1], c.node)
@@ -188,7 +223,7 @@ func (s *Server) control(ctx context.Context, m ctlMsg, from net.Addr) ctlMsg {
 	}
 	s.mu.Unlock()
 	if c == nil {
-		return fail
+		return fail(fmt.Errorf("no client in slot %d (not connected, or disconnected)", m.clientID))
 	}
 	var data []byte
 	var err error
@@ -241,10 +276,10 @@ func (s *Server) control(ctx context.Context, m ctlMsg, from net.Addr) ctlMsg {
 	case ctlGetPKeys:
 		data, err = c.raw(0x16, 0) // block 0 of the client's own port
 	default:
-		return fail
+		return fail(fmt.Errorf("unknown control request type %d", m.typ))
 	}
 	if err != nil {
-		return fail
+		return fail(err)
 	}
 	copy(reply.data[:], data)
 	return reply
@@ -272,12 +307,12 @@ func (s *Server) connect(ctx context.Context, m ctlMsg, from net.Addr) (*client,
 		}
 		if c != nil && issm && c.issm && c.node == node {
 			s.mu.Unlock()
-			return nil, errors.New("node has an issm client already")
+			return nil, fmt.Errorf("node %s has an SM client already", node)
 		}
 	}
 	if slot < 0 || s.closed {
 		s.mu.Unlock()
-		return nil, errors.New("no free client slot")
+		return nil, fmt.Errorf("all %d client slots are in use", len(s.clients))
 	}
 	c := &client{s: s, slot: slot, node: node, port: port, agents: map[uint8]int{}}
 	s.clients[slot] = c // reserved while the sockets open
@@ -326,14 +361,6 @@ func (c *client) open(ctx context.Context, id uint32, from net.Addr) error {
 		return err
 	}
 	c.data = t.(*sim.Attachment)
-	t, err = s.f.Attach(c.node, c.port)
-	if err != nil {
-		return err
-	}
-	c.ctl = t.(*sim.Attachment)
-	if c.ctlAg, err = c.ctl.Register(mad.AgentSpec{Class: 0x81, ClassVersion: 1}); err != nil {
-		return err
-	}
 	cctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	s.wg.Add(2)
@@ -358,13 +385,11 @@ func (c *client) close() {
 	if c.data != nil {
 		c.data.Close()
 	}
-	if c.ctl != nil {
-		c.ctl.Close()
-	}
 }
 
-// get reads an attribute of the client's own port through its SMA: a
-// directed-route SMP of zero hops.
+// get reads an attribute of the client's own port: what its SMA answers
+// a zero-hop directed-route SubnGet with, read outside the fabric, so
+// that the latency and loss model never touch the control protocol.
 func (c *client) get(a iba.Attribute, mod uint32) error {
 	b, err := c.raw(a.Desc().AttrID, mod)
 	if err != nil {
@@ -373,40 +398,12 @@ func (c *client) get(a iba.Attribute, mod uint32) error {
 	return a.Unmarshal(b)
 }
 
-var tidSeq struct {
-	sync.Mutex
-	n uint32
-}
-
 func (c *client) raw(attr uint16, mod uint32) ([]byte, error) {
-	b := make([]byte, mad.Size)
-	b[0], b[1], b[2], b[3] = 1, 0x81, 1, 1
-	tidSeq.Lock()
-	tidSeq.n++
-	binary.BigEndian.PutUint32(b[12:], tidSeq.n)
-	tidSeq.Unlock()
-	binary.BigEndian.PutUint16(b[16:], attr)
-	binary.BigEndian.PutUint32(b[20:], mod)
-	binary.BigEndian.PutUint16(b[32:], sim.LIDPermissive)
-	binary.BigEndian.PutUint16(b[34:], sim.LIDPermissive)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if err := c.ctl.Send(ctx, &mad.Packet{Agent: c.ctlAg, Addr: mad.Addr{LID: sim.LIDPermissive}, MAD: b}); err != nil {
-		return nil, err
+	b, err := c.data.GetLocal(attr, mod)
+	if err != nil {
+		return nil, fmt.Errorf("reading the attached port: %w", err)
 	}
-	for {
-		p, err := c.ctl.Recv(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if binary.BigEndian.Uint32(p.MAD[12:]) != binary.BigEndian.Uint32(b[12:]) {
-			continue
-		}
-		if st := binary.BigEndian.Uint16(p.MAD[4:]) & 0x7FFF; st != 0 {
-			return nil, fmt.Errorf("SubnGet 0x%04x: status %#x", attr, st)
-		}
-		return p.MAD[64:128], nil
-	}
+	return b, nil
 }
 
 // serverClasses are the classes whose requests go to an issm client, as

@@ -3,6 +3,7 @@ package ibsimserver
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -333,5 +334,67 @@ func TestInet(t *testing.T) {
 	out, errOut, code := testbed.RunC(t, ib, "sw2", "smpquery", "-D", "nodeinfo", "0")
 	if code != 0 || field(out, "NodeType") != "Switch" {
 		t.Fatalf("smpquery over UDP: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestControlIgnoresLoss: the control protocol is the simulator's, not
+// the simulated wire's: with every MAD lost, a client still connects and
+// reads its port; refusals say why.
+func TestControlIgnoresLoss(t *testing.T) {
+	f, _, base := serve(t, true)
+	if err := f.SetLatency(sim.Latency{Loss: 100, SMA: 50 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	fc, r := dialFake(t, base, 4343, "hca2", true)
+	if r.typ != ctlConnect {
+		t.Fatalf("CONNECT refused: %q", r.data)
+	}
+	for _, typ := range []uint32{ctlGetPort, ctlGetVendor, ctlGetGID, ctlGetGUID, ctlGetNodeInfo, ctlGetPortInfo, ctlGetPKeys} {
+		for range 20 {
+			start := time.Now()
+			rep := fc.call(t, ctlMsg{clientID: fc.slot, typ: typ, length: 64})
+			if rep.typ != typ {
+				t.Fatalf("control request %d with loss=100: refused: %q", typ, rep.data)
+			}
+			if d := time.Since(start); d > 40*time.Millisecond {
+				t.Errorf("control request %d took %v: the latency model delayed it", typ, d)
+			}
+		}
+	}
+	rep := fc.call(t, ctlMsg{clientID: 999, typ: ctlGetPortInfo, length: 64})
+	if rep.typ != ctlError || !strings.HasPrefix(string(rep.data[:]), "refused: no client in slot 999") {
+		t.Errorf("GET_PORTINFO for slot 999: type %d, data %q", rep.typ, rep.data)
+	}
+	rep = fc.call(t, ctlMsg{clientID: fc.slot, typ: 77})
+	if rep.typ != ctlError || !strings.HasPrefix(string(rep.data[:]), "refused: unknown control request type 77") {
+		t.Errorf("request type 77: type %d, data %q", rep.typ, rep.data)
+	}
+	_, rep = dialFake(t, base, 4344, "nosuchnode", false)
+	if rep.typ != ctlError || !strings.HasPrefix(string(rep.data[:]), "refused: no node") {
+		t.Errorf("CONNECT to an unknown node: type %d, data %q", rep.typ, rep.data)
+	}
+}
+
+// TestMaxClientsLimit: a slot table beyond MaxClients, or negative, is
+// refused with what it would cost.
+func TestMaxClientsLimit(t *testing.T) {
+	top, err := topo.Parse(strings.NewReader(fabric), "fabric")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := sim.New(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{MaxClients + 1, 10000000000, -1} {
+		s, err := Listen(f, Config{SockName: fmt.Sprintf("rkfsmax%d", os.Getpid()), MaxClients: n})
+		if err == nil {
+			s.Close()
+			t.Errorf("MaxClients %d accepted", n)
+			continue
+		}
+		if n > 0 && (!errors.Is(err, ErrTooManySlots) || !strings.Contains(err.Error(), "limit is 1000")) {
+			t.Errorf("MaxClients %d: %v", n, err)
+		}
 	}
 }

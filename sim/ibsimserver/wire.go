@@ -3,6 +3,7 @@ package ibsimserver
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 )
 
 // struct sim_ctl (ibsim.h): 80 bytes, host order (little-endian).
@@ -91,4 +92,32 @@ func (r request) marshal(b []byte) {
 	binary.BigEndian.PutUint32(b[12:], r.sqp)
 	binary.BigEndian.PutUint32(b[16:], r.status)
 	binary.BigEndian.PutUint64(b[24:], 256)
+}
+
+// reasonPrefix starts the text of a refusal's reason.
+const reasonPrefix = "refused: "
+
+// putReason writes a refusal's reason into a reply's data, cut to fit with
+// its NUL.
+func putReason(data *[64]byte, reason string) {
+	t := reasonPrefix + reason
+	if len(t) > len(data)-1 {
+		t = t[:len(data)-1]
+	}
+	clear(data[:])
+	copy(data[:], t)
+}
+
+// iec prints a size in KiB, MiB, GiB, ...
+func iec(b int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	f, i := float64(b), 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d B", b)
+	}
+	return fmt.Sprintf("%.1f %s", f, units[i])
 }

@@ -144,16 +144,16 @@ type FatTreeConfig struct {
 // with level 0 the leaves; its up port k+1+j goes to the switch one level up
 // whose index is s with base-k digit l replaced by j.
 func FatTree(c FatTreeConfig) (*Topology, error) {
-	if c.K < 1 || 2*c.K > 254 || c.N < 1 {
+	if c.K < 1 || c.K > 127 || c.N < 1 {
 		return nil, fmt.Errorf("fat tree k=%d n=%d: want k in 1..127 and n >= 1", c.K, c.N)
 	}
-	per := 1
-	for i := 0; i < c.N-1; i++ {
-		per *= c.K
-		if per > 1<<20 {
-			return nil, fmt.Errorf("fat tree k=%d n=%d is too large", c.K, c.N)
-		}
+	k, n := int64(c.K), int64(c.N)
+	per64 := satPow(k, n-1)
+	switches := satMul(n, per64)
+	if err := checkGenerated(fmt.Sprintf("fat tree k=%d n=%d", c.K, c.N), switches, satMul(switches, 2*k+1), satMul(per64, k), int64(c.Routers), int64(c.HCAPorts)); err != nil {
+		return nil, err
 	}
+	per := int(per64)
 	b, err := newBuilder(c.Link, c.HCAPorts)
 	if err != nil {
 		return nil, err
@@ -208,8 +208,14 @@ func LeafSpine(c LeafSpineConfig) (*Topology, error) {
 	if c.Leaves < 1 || c.Spines < 1 || c.HostsPerLeaf < 0 || c.Uplinks < 1 {
 		return nil, fmt.Errorf("leaf/spine %+v: want at least one leaf, spine and uplink", c)
 	}
-	if c.HostsPerLeaf+c.Uplinks > 254 {
-		return nil, fmt.Errorf("leaf/spine: a leaf would have %d ports (at most 254)", c.HostsPerLeaf+c.Uplinks)
+	if c.HostsPerLeaf > 254 || c.Uplinks > 254 || c.HostsPerLeaf+c.Uplinks > 254 {
+		return nil, fmt.Errorf("leaf/spine: a leaf would have %d ports (at most 254)", int64(c.HostsPerLeaf)+int64(c.Uplinks))
+	}
+	nl, ns := int64(c.Leaves), int64(c.Spines)
+	swPorts := satAdd(satMul(nl, int64(c.HostsPerLeaf+c.Uplinks+1)), satAdd(satMul(nl, int64(c.Uplinks)), ns))
+	if err := checkGenerated(fmt.Sprintf("leaf/spine leaves=%d spines=%d hosts=%d uplinks=%d", c.Leaves, c.Spines, c.HostsPerLeaf, c.Uplinks),
+		satAdd(nl, ns), swPorts, satMul(nl, int64(c.HostsPerLeaf)), int64(c.Routers), int64(c.HCAPorts)); err != nil {
+		return nil, err
 	}
 	total := c.Leaves * c.Uplinks
 	if total%c.Spines != 0 {
@@ -295,13 +301,14 @@ func Dragonfly(c DragonflyConfig) (*Topology, error) {
 	if c.A < 1 || c.P < 0 || c.H < 1 {
 		return nil, fmt.Errorf("dragonfly %+v: want A >= 1, P >= 0, H >= 1", c)
 	}
-	ports := c.P + c.A - 1 + c.H
-	if ports > 254 {
-		return nil, fmt.Errorf("dragonfly: a switch would have %d ports (at most 254)", ports)
+	if c.P > 254 || c.A > 255 || c.H > 254 || c.P+c.A-1+c.H > 254 {
+		return nil, fmt.Errorf("dragonfly: a switch would have %d ports (at most 254)", int64(c.P)+int64(c.A)-1+int64(c.H))
 	}
+	ports := c.P + c.A - 1 + c.H
 	groups := c.A*c.H + 1
-	if groups*c.A > 1<<20 {
-		return nil, fmt.Errorf("dragonfly: %d switches is too many", groups*c.A)
+	switches := int64(groups) * int64(c.A)
+	if err := checkGenerated(fmt.Sprintf("dragonfly a=%d p=%d h=%d", c.A, c.P, c.H), switches, switches*int64(ports+1), switches*int64(c.P), int64(c.Routers), int64(c.HCAPorts)); err != nil {
+		return nil, err
 	}
 	b, err := newBuilder(c.Link, c.HCAPorts)
 	if err != nil {
@@ -376,7 +383,15 @@ type RandomConfig struct {
 // Random generates an irregular fabric; the same Seed gives the same fabric.
 func Random(c RandomConfig) (*Topology, error) {
 	if c.Switches < 1 || c.Radix < 2 || c.Radix > 254 || c.Hosts < 0 || c.ExtraLinks < 0 {
-		return nil, fmt.Errorf("random fabric %+v: want switches >= 1, radix 2..254", c)
+		return nil, fmt.Errorf("random fabric %+v: want switches >= 1, radix 2..254, hosts and extra links >= 0", c)
+	}
+	hp := int64(max(c.HCAPorts, 1))
+	if err := checkGenerated(fmt.Sprintf("random fabric switches=%d radix=%d hosts=%d", c.Switches, c.Radix, c.Hosts),
+		int64(c.Switches), satMul(int64(c.Switches), int64(c.Radix)+1), satAdd(satMul(int64(c.Hosts), hp), int64(max(c.Routers, 0))), int64(max(c.Routers, 0)), hp); err != nil {
+		return nil, err
+	}
+	if c.ExtraLinks > c.Switches*c.Radix {
+		return nil, fmt.Errorf("random fabric: %d extra links do not fit %d switches of %d ports", c.ExtraLinks, c.Switches, c.Radix)
 	}
 	b, err := newBuilder(c.Link, c.HCAPorts)
 	if err != nil {

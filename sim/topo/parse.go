@@ -2,8 +2,11 @@ package topo
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,6 +32,9 @@ func (e *ParseError) Error() string {
 
 // maxInclude bounds include nesting, as ibsim does.
 const maxInclude = 9
+
+// maxLine bounds one line of a topology file.
+const maxLine = 1 << 20
 
 // ParseFile reads a topology file; include directives name files relative
 // to the including file's directory.
@@ -82,6 +88,7 @@ type parser struct {
 	t            *Topology
 	allowInclude bool
 	base, next   [4]uint64 // GUID bases by node type, as ibsim keeps them
+	spent        [4]bool   // next passed 0xffffffffffffffff: no GUID left
 	prefix       string
 	vendID       uint32
 	devID        uint16
@@ -111,9 +118,40 @@ func newParser() *parser {
 	return p
 }
 
+// maxFileSize bounds what the parser reads of one file; the topology it
+// builds is bounded by MaxNodes and MaxPorts.
+const maxFileSize = 1 << 30
+
+// errBinary stops textLines at a NUL byte.
+var errBinary = errors.New("binary data (a NUL byte): not a topology file")
+
+// errFileSize is a file longer than maxFileSize.
+var errFileSize = fmt.Errorf("more than %d bytes: not a topology file", maxFileSize)
+
+// textLines is bufio.ScanLines that refuses binary data at once, and a
+// file longer than maxFileSize.
+func textLines(limit *int64) bufio.SplitFunc {
+	return func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, atEOF)
+		look := tok
+		if tok == nil {
+			look = data
+		}
+		if bytes.IndexByte(look, 0) >= 0 {
+			return 0, nil, errBinary
+		}
+		if *limit -= int64(adv); *limit < 0 {
+			return 0, nil, errFileSize
+		}
+		return adv, tok, err
+	}
+}
+
 func (p *parser) parse(r io.Reader, file string, depth int) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	left := int64(maxFileSize)
+	sc.Split(textLines(&left))
 	line := 0
 	fail := func(format string, a ...any) error {
 		return &ParseError{File: file, Line: line, Msg: fmt.Sprintf(format, a...)}
@@ -221,7 +259,11 @@ func (p *parser) parse(r io.Reader, file string, depth int) error {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return &ParseError{File: file, Line: line + 1, Msg: err.Error()}
+		msg := err.Error()
+		if errors.Is(err, bufio.ErrTooLong) {
+			msg = fmt.Sprintf("line longer than %d bytes: not a topology file", maxLine)
+		}
+		return &ParseError{File: file, Line: line + 1, Msg: msg}
 	}
 	return nil
 }
@@ -265,7 +307,7 @@ func assignment(s string, bits int) (uint64, string) {
 	}
 	v, n := strtoull(s[i+1:])
 	if n == 0 {
-		return 0, fmt.Sprintf("%s: %q is not a number", firstWord(s), clip(s[i+1:]))
+		return 0, fmt.Sprintf("%s: %q is not a number of at most 64 bits", firstWord(s), clip(s[i+1:]))
 	}
 	if bits < 64 && v>>bits != 0 {
 		return 0, fmt.Sprintf("%s: %#x does not fit %d bits", firstWord(s), v, bits)
@@ -282,6 +324,8 @@ func firstWord(s string) string {
 
 // strtoull reads an unsigned number in C base-0 notation at the start of s
 // (after blanks) and returns it with the count of bytes consumed, 0 if none.
+// A number that does not fit 64 bits is none: where C's strtoull gives
+// ULLONG_MAX and ibsim carries on with it, the parsers here refuse it.
 func strtoull(s string) (uint64, int) {
 	i := 0
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
@@ -298,15 +342,19 @@ func strtoull(s string) (uint64, int) {
 		base = 8
 	}
 	var v uint64
+	over := false
 	for i < len(s) {
 		d := hexVal(s[i])
 		if d >= base {
 			break
 		}
+		if v > (math.MaxUint64-d)/base {
+			over = true
+		}
 		v = v*base + d
 		i++
 	}
-	if i == start {
+	if i == start || over {
 		return 0, 0
 	}
 	return v, i
@@ -344,13 +392,17 @@ func (p *parser) guidBase(s string, typ iba.NodeType) string {
 	}
 	v, n := strtoull(s[i+1:])
 	if n == 0 {
-		return fmt.Sprintf("%s: %q is not a number", firstWord(s), clip(s[i+1:]))
+		return fmt.Sprintf("%s: %q is not a number of at most 64 bits", firstWord(s), clip(s[i+1:]))
 	}
 	if s[i] == '=' {
 		p.base[typ] = v
 		v = 0
 	}
+	if p.base[typ] > math.MaxUint64-v {
+		return fmt.Sprintf("%s: base %#x + %#x passes 0xffffffffffffffff", firstWord(s), p.base[typ], v)
+	}
 	p.next[typ] = p.base[typ] + v
+	p.spent[typ] = false
 	return ""
 }
 
@@ -373,6 +425,9 @@ func (p *parser) header(rest string, typ iba.NodeType, line int) string {
 	}
 	nports, n := strtoull(r)
 	if n == 0 {
+		if r != "" && r[0] >= '0' && r[0] <= '9' {
+			return fmt.Sprintf("%s header: port count %s (1 to 254)", kind, firstWord(r))
+		}
 		return kind + " header: missing port count"
 	}
 	if nports < 1 || nports > 254 {
@@ -398,6 +453,18 @@ func (p *parser) header(rest string, typ iba.NodeType, line int) string {
 	}
 	desc, r := nodeDesc(r)
 	guid := p.next[typ]
+	// A switch takes one GUID, a CA or router one and one per port.
+	step := uint64(1)
+	if typ != iba.NodeTypeSwitch {
+		step = nports + 1
+	}
+	if p.spent[typ] || guid > math.MaxUint64-(step-1) {
+		return fmt.Sprintf("%s %q: no GUID left (the GUIDs would pass 0xffffffffffffffff; set %sguid= before it)", kind, id, strings.ToLower(kind))
+	}
+	if len(p.t.Nodes) >= MaxNodes || len(p.t.Ports)+int(nports)+1 > MaxPorts {
+		return (&SizeError{What: "topology", Nodes: int64(len(p.t.Nodes) + 1), Ports: int64(len(p.t.Ports)) + int64(nports) + 1,
+			Bytes: EstimateMemory(int64(len(p.t.Nodes)+1), 0, int64(len(p.t.Ports))+int64(nports)+1)}).Error()
+	}
 	if j, dup := p.guids[guid]; dup {
 		return fmt.Sprintf("%s %q: GUID %#x is already node %q's (set %sguid= before it)", kind, id, guid, p.t.Nodes[j].ID, strings.ToLower(map[iba.NodeType]string{iba.NodeTypeSwitch: "switch", iba.NodeTypeCA: "ca", iba.NodeTypeRouter: "rt"}[typ]))
 	}
@@ -408,19 +475,24 @@ func (p *parser) header(rest string, typ iba.NodeType, line int) string {
 	if p.sysImage != 0 {
 		nd.SysImageGUID = iba.GUID(p.sysImage)
 	}
+	p.next[typ] = guid + step
+	p.spent[typ] = p.next[typ] < guid // wrapped to 0 exactly: none left
 	if typ == iba.NodeTypeSwitch {
-		p.next[typ]++
 		if strings.Contains(r, "enhanced port 0") {
 			nd.EnhancedPort0 = true
 		}
 		if v, ok := afterWord(r, "lid "); ok {
+			if v > 0xffff {
+				return fmt.Sprintf("%s %q: bad LID %d", kind, id, v)
+			}
 			nd.LID = uint16(v)
 		}
 		if v, ok := afterWord(r, "lmc "); ok {
-			nd.LMC = uint8(v & 7)
+			if v > 7 {
+				return fmt.Sprintf("%s %q: bad LMC %d (0 to 7)", kind, id, v)
+			}
+			nd.LMC = uint8(v)
 		}
-	} else {
-		p.next[typ] += nports + 1
 	}
 	for q := int(nd.PortBase); q <= int(nd.PortBase)+int(nports); q++ {
 		pt := &p.t.Ports[q]
@@ -460,7 +532,11 @@ func afterWord(s, w string) (uint64, bool) {
 	if i < 0 {
 		return 0, false
 	}
-	v, n := strtoull(s[i+len(w):])
+	rest := strings.TrimLeft(s[i+len(w):], " \t")
+	v, n := strtoull(rest)
+	if n == 0 && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+		return math.MaxUint64, true // digits past 64 bits: out of every range
+	}
 	return v, n > 0
 }
 

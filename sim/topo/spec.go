@@ -17,6 +17,9 @@ import (
 //	random:switches=16,radix=12,hosts=40[,extra=8,seed=1,hcaports=2,routers=1]
 //
 // Every generator also takes width=1|2|4|8|12 and speed=SDR|...|NDR.
+// Sizes are checked before anything is built: a fabric beyond MaxNodes or
+// MaxPorts is refused with a *SizeError that estimates the memory it would
+// need.
 func Generate(spec string) (*Topology, error) {
 	name, params, _ := strings.Cut(spec, ":")
 	kv := map[string]string{}
@@ -43,6 +46,13 @@ func Generate(spec string) (*Topology, error) {
 		}
 		return n
 	}
+	seed := func() uint64 {
+		v := num("seed", 1)
+		if v < 0 && bad == nil {
+			bad = fmt.Errorf("generator %q: seed=%d is negative", spec, v)
+		}
+		return uint64(v)
+	}
 	link := LinkSpec{Lanes: num("width", 4)}
 	used["speed"] = true
 	link.Speed = strings.ToUpper(kv["speed"])
@@ -54,12 +64,12 @@ func Generate(spec string) (*Topology, error) {
 		t, err = FatTree(FatTreeConfig{K: num("k", 4), N: num("n", 2), HCAPorts: hp, Routers: rt, Link: link})
 	case "leafspine", "leaf-spine":
 		t, err = LeafSpine(LeafSpineConfig{Leaves: num("leaves", 4), Spines: num("spines", 2), HostsPerLeaf: num("hosts", 8),
-			Uplinks: num("uplinks", 4), Seed: uint64(num("seed", 1)), HCAPorts: hp, Routers: rt, Link: link})
+			Uplinks: num("uplinks", 4), Seed: seed(), HCAPorts: hp, Routers: rt, Link: link})
 	case "dragonfly":
 		t, err = Dragonfly(DragonflyConfig{A: num("a", 4), P: num("p", 2), H: num("h", 2), HCAPorts: hp, Routers: rt, Link: link})
 	case "random":
 		t, err = Random(RandomConfig{Switches: num("switches", 8), Radix: num("radix", 8), Hosts: num("hosts", 16),
-			ExtraLinks: num("extra", 0), Seed: uint64(num("seed", 1)), HCAPorts: hp, Routers: rt, Link: link})
+			ExtraLinks: num("extra", 0), Seed: seed(), HCAPorts: hp, Routers: rt, Link: link})
 	default:
 		return nil, fmt.Errorf("generator %q: unknown generator %q (fattree, leafspine, dragonfly or random)", spec, name)
 	}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmakit/rdmakit/iba"
 )
@@ -375,4 +377,110 @@ func TestLoad(t *testing.T) {
 	if _, err := Load("testdata/missing.topo"); err == nil {
 		t.Fatal("missing file accepted")
 	}
+}
+
+// TestGeneratorLimits: fabrics beyond MaxNodes or MaxPorts are refused at
+// once, with an estimate of the memory they would need; the largest the
+// project benchmarks pass.
+func TestGeneratorLimits(t *testing.T) {
+	for _, spec := range []string{
+		"fattree:k=2,n=21",
+		"fattree:k=1,n=100000000",
+		"random:switches=10000000,radix=254,hosts=1000",
+		"fattree:k=127,n=3",
+		"leafspine:leaves=100000000000,spines=1,hosts=8,uplinks=1",
+		"dragonfly:a=200,p=10,h=40",
+		"random:switches=10,radix=8,hosts=9223372036854775807",
+	} {
+		start := time.Now()
+		_, err := Generate(spec)
+		var se *SizeError
+		if !errors.As(err, &se) || !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "would need about") {
+			t.Errorf("%s: %v, want a SizeError", spec, err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: refused after %v", spec, d)
+		}
+	}
+	for _, c := range []LeafSpineConfig{
+		{Leaves: 3000, Spines: 1000, HostsPerLeaf: 32, Uplinks: 16, Seed: 1}, // sim's BenchmarkBringUp100k
+		{Leaves: 1400, Spines: 400, HostsPerLeaf: 32, Uplinks: 16, Seed: 1},  // BenchmarkBringUp45k
+	} {
+		if testing.Short() {
+			break
+		}
+		if _, err := LeafSpine(c); err != nil {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+	if _, err := Generate("leafspine:leaves=250,spines=20,hosts=40,uplinks=20"); err != nil {
+		t.Errorf("the bench fabric: %v", err)
+	}
+	if _, err := Generate("fattree:k=4,n=2,seed=1"); err == nil {
+		t.Error("seed on a fat tree accepted")
+	}
+	if _, err := Generate("leafspine:seed=-1"); err == nil || !strings.Contains(err.Error(), "negative") {
+		t.Errorf("negative seed: %v", err)
+	}
+	big := &Topology{Nodes: make([]Node, MaxNodes+1)}
+	if err := big.Validate(); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Validate of %d nodes: %v", MaxNodes+1, err)
+	}
+}
+
+// TestParseOverflow: numbers past 64 bits and GUID counters that would wrap
+// are errors, not wrapped values.
+func TestParseOverflow(t *testing.T) {
+	for _, tc := range []struct{ name, in, msg string }{
+		{"port count", "Switch 18446744073709551617 \"s\"\n", "port count"},
+		{"switchguid", "switchguid=0x1000000000000000000000\n", "64 bits"},
+		{"guid wraps", "switchguid=0xffffffffffffffff\nSwitch 1 \"a\"\nSwitch 1 \"b\"\n", "no GUID left"},
+		{"ca guids wrap", "caguid=0xfffffffffffffffe\nCa 2 \"h\"\n", "no GUID left"},
+		{"offset", "switchguid=0xffffffffffffff00\nswitchguid+0x100\n", "passes"},
+		{"lid", "Switch 1 \"a\" # \"a\" base port 0 lid 99999999999999999999999\n", "bad LID"},
+		{"lmc", "Switch 1 \"a\" # \"a\" base port 0 lid 1 lmc 9\n", "bad LMC"},
+		{"binary", "Switch 1 \"a\"\x00\n", "binary"},
+		{"long line", "#" + strings.Repeat("x", 2<<20), "longer than"},
+	} {
+		if _, err := Parse(strings.NewReader(tc.in), "t"); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.msg)
+		}
+	}
+	// The last GUID is usable; only the one after it is not.
+	if top, err := Parse(strings.NewReader("switchguid=0xffffffffffffffff\nSwitch 1 \"a\"\n"), "t"); err != nil || top.Nodes[0].NodeGUID != 0xffffffffffffffff {
+		t.Errorf("the last GUID: %v", err)
+	}
+}
+
+// FuzzGenerate: no spec panics; what generates validates and reads back
+// through Write and Parse. Specs with numbers above 300 are skipped: the
+// limits are TestGeneratorLimits's, and fabrics that large only slow the
+// fuzzer down.
+func FuzzGenerate(f *testing.F) {
+	for _, s := range []string{"fattree:k=4,n=2", "fat-tree:k=2,n=3,hcaports=2,routers=1,speed=EDR,width=12",
+		"leafspine:leaves=4,spines=2,hosts=8,uplinks=4", "leafspine:leaves=5,spines=3,hosts=2,uplinks=3,seed=7",
+		"dragonfly:a=4,p=2,h=2", "random:switches=16,radix=12,hosts=40,extra=8,seed=1,routers=2", "fattree:k=-1", "random:"} {
+		f.Add(s)
+	}
+	big := regexp.MustCompile(`[0-9]{4,}|[3-9][0-9][0-9]`)
+	f.Fuzz(func(t *testing.T, spec string) {
+		if big.MatchString(spec) {
+			return
+		}
+		top, err := Generate(spec)
+		if err != nil {
+			return
+		}
+		if err := top.Validate(); err != nil {
+			t.Fatalf("%s: generated but does not validate: %v", spec, err)
+		}
+		var b bytes.Buffer
+		if err := Write(&b, top); err != nil {
+			t.Fatalf("%s: does not write: %v", spec, err)
+		}
+		back, err := Parse(&b, "generated")
+		if err != nil || len(back.Nodes) != len(top.Nodes) {
+			t.Fatalf("%s: written topology does not read back: %v", spec, err)
+		}
+	})
 }

@@ -164,9 +164,14 @@ func (t *Topology) Counts() (switches, cas, routers int) {
 	return
 }
 
-// Validate checks what a simulator needs: links that point back at each
-// other, ports in range, and unique node ids and node GUIDs.
+// Validate checks what a simulator needs: a size within MaxNodes and
+// MaxPorts, links that point back at each other, ports in range, and
+// unique node ids and node GUIDs.
 func (t *Topology) Validate() error {
+	if len(t.Nodes) > MaxNodes || len(t.Ports) > MaxPorts {
+		sw, _, _ := t.Counts()
+		return checkSize("topology", int64(len(t.Nodes)), int64(sw), int64(len(t.Ports)))
+	}
 	ids := make(map[string]int, len(t.Nodes))
 	guids := make(map[iba.GUID]int, len(t.Nodes))
 	for i := range t.Nodes {
