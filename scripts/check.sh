@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Static checks of the tree: formatting, vet (host and VM-guest builds),
-# staticcheck (pinned in go.mod), and that `go generate` leaves the committed
-# generated code unchanged.
+# Static checks of the tree: formatting, vet (host and VM-guest builds, with
+# cgo and without), staticcheck (pinned in go.mod), and that `go generate`
+# leaves the committed generated code unchanged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -11,6 +11,10 @@ if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
 echo "== go vet"
 go vet ./...
 go vet -tags vmguest ./...
+# The default build needs no C compiler or RDMA headers; vet it as a
+# machine without cgo builds it too.
+CGO_ENABLED=0 go vet ./...
+CGO_ENABLED=0 go vet -tags vmguest ./...
 echo "== staticcheck"
 go tool staticcheck ./...
 echo "== go generate leaves the tree unchanged"

@@ -22,10 +22,12 @@ flock -w 600 9 || { echo "30-vm.sh: another prepare holds $C/.prepare.lock" >&2;
 t0=$(date +%s)
 
 # Host packages: qemu and busybox for the VM; kmod for module dependency
-# order; the rdma-core, iproute2 and perftest tools copied into the guest;
-# libibverbs-dev, gcc and make for cgo tests and the siw build.
+# order; the rdma-core, iproute2 and perftest tools copied into the guest
+# (ibverbs-providers brings libibverbs1, which package verbs loads at run
+# time: no RDMA development package is needed); gcc and make for the siw
+# build and the vmtest floor's own cgo test.
 PKGS="qemu-system-x86 busybox-static kmod cpio xz-utils zstd iproute2 ibverbs-providers ibverbs-utils
-      rdmacm-utils perftest libibverbs-dev gcc-12 make libelf1"
+      rdmacm-utils perftest gcc-12 make libelf1"
 # shellcheck disable=SC2086
 apt_install 30-vm.sh $PKGS
 
