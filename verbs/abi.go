@@ -326,6 +326,27 @@ type cSRQInitAttr struct {
 	_          uint32
 }
 
+// cGIDEntry is struct ibv_gid_entry (_ibv_query_gid_ex, rdma-core 32 and
+// later).
+type cGIDEntry struct {
+	gid         [16]byte
+	gidIndex    uint32
+	portNum     uint32
+	gidType     uint32
+	ndevIfindex uint32
+}
+
+// The GID types of struct ibv_gid_entry (enum ibv_gid_type).
+const (
+	gidTypeIB     = 0
+	gidTypeRoCEv1 = 1
+	gidTypeRoCEv2 = 2
+)
+
+// grhSize is sizeof(struct ibv_grh): the room a UD receive keeps before the
+// payload (IBA 11.4.1.2).
+const grhSize = 40
+
 // The transport types of struct ibv_device (enum ibv_transport_type).
 const (
 	transportIB          = 0

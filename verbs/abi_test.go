@@ -185,6 +185,11 @@ func TestVerbsABI(t *testing.T) {
 		{"ibv_srq_attr.srq_limit", 8, 4, unsafe.Offsetof(cSRQAttr{}.srqLimit), unsafe.Sizeof(cSRQAttr{}.srqLimit)},
 		{"ibv_srq_init_attr.srq_context", 0, 8, unsafe.Offsetof(cSRQInitAttr{}.srqContext), unsafe.Sizeof(cSRQInitAttr{}.srqContext)},
 		{"ibv_srq_init_attr.attr", 8, 12, unsafe.Offsetof(cSRQInitAttr{}.attr), unsafe.Sizeof(cSRQInitAttr{}.attr)},
+		{"ibv_gid_entry.gid", 0, 16, unsafe.Offsetof(cGIDEntry{}.gid), unsafe.Sizeof(cGIDEntry{}.gid)},
+		{"ibv_gid_entry.gid_index", 16, 4, unsafe.Offsetof(cGIDEntry{}.gidIndex), unsafe.Sizeof(cGIDEntry{}.gidIndex)},
+		{"ibv_gid_entry.port_num", 20, 4, unsafe.Offsetof(cGIDEntry{}.portNum), unsafe.Sizeof(cGIDEntry{}.portNum)},
+		{"ibv_gid_entry.gid_type", 24, 4, unsafe.Offsetof(cGIDEntry{}.gidType), unsafe.Sizeof(cGIDEntry{}.gidType)},
+		{"ibv_gid_entry.ndev_ifindex", 28, 4, unsafe.Offsetof(cGIDEntry{}.ndevIfindex), unsafe.Sizeof(cGIDEntry{}.ndevIfindex)},
 	}
 	for _, f := range fields {
 		if f.goOff != f.cOff || f.goSize != f.cSize {
@@ -209,6 +214,7 @@ func TestVerbsABI(t *testing.T) {
 		{"ibv_async_event", 16, unsafe.Sizeof(cAsyncEvent{})},
 		{"ibv_srq_attr", 12, unsafe.Sizeof(cSRQAttr{})},
 		{"ibv_srq_init_attr", 24, unsafe.Sizeof(cSRQInitAttr{})},
+		{"ibv_gid_entry", 32, unsafe.Sizeof(cGIDEntry{})},
 		{"ibv_mr", 48, unsafe.Sizeof(cMR{})},
 		{"ibv_context_ops", 256, unsafe.Sizeof(cContextOps{})},
 	}

@@ -1,8 +1,9 @@
 // Package verbs binds libibverbs, the RDMA verbs of IBA chapter 11:
 // devices, protection domains, memory regions, completion queues and
 // channels, queue pairs (RC, UC, UD) with every state transition, address
-// handles, shared receive queues, the data path (post send and receive,
-// poll) and asynchronous events.
+// handles (from an address vector, from an ibpath.IBPath, or for the reply
+// to a received datagram), shared receive queues, the data path (post send
+// and receive, poll) and asynchronous events.
 //
 // # How libibverbs is loaded
 //
@@ -38,7 +39,9 @@
 // mapping per QP, SRQ and CQ, reused). Attribute structures (QP, AH, SRQ
 // attributes, device and port queries) are Go values without Go pointers
 // that libibverbs reads or fills during the call only, as cgo's rules
-// allow. Memory for MRs is mapped by PD.AllocMR, outside the Go heap.
+// allow. Memory for MRs is either mapped by PD.AllocMR, outside the Go
+// heap, or the caller's, registered by PD.RegisterMR, which keeps it
+// pinned until the MR is closed.
 //
 // # Ownership and errors
 //
@@ -51,5 +54,7 @@
 //
 // In the layers of docs/design.md verbs is at the bottom beside device and
 // nldev. Package verbs/vmad puts a mad.Transport on a UD QP of this
-// package, and ibtool's rc_pingpong, ud_pingpong and rdma_bw use it.
+// package, and ibtool's rc_pingpong, ud_pingpong and rdma_bw use it. See
+// ExampleAHAttrFromPath and ExampleWCPath for paths and address handles
+// without a device, ExamplePD_RegisterMR for memory.
 package verbs

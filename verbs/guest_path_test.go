@@ -3,16 +3,24 @@
 package verbs_test
 
 // More tests for the floor-4 VM (see guest_test.go): the structure layouts
-// against rdma-core's own ibv_devinfo, QP attributes read back, errno.
+// against rdma-core's own ibv_devinfo, QP attributes read back, memory
+// registered over the caller's buffers, and the reply path of a datagram.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+	"unsafe"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/verbs"
 )
 
@@ -159,6 +167,164 @@ func TestGuestVerbsQPAttr(t *testing.T) {
 	}
 	if a.Cap.MaxSendWR < 5 || a.Cap.MaxRecvWR < 6 || a.Cap.MaxSendSGE < 2 || a.Cap.MaxRecvSGE < 3 || qp.Cap.MaxInlineData < 32 {
 		t.Errorf("capacities %+v, granted %+v", a.Cap, qp.Cap)
+	}
+}
+
+// TestGuestVerbsRegisterMR: memory the caller owns, Go heap and a mapping
+// of its own, registered with RegisterMR, carries an RC send and an RDMA
+// write while the garbage collector runs; Close gives it back.
+func TestGuestVerbsRegisterMR(t *testing.T) {
+	noLeaks(t)
+	p := newPair(t, verbs.QPTypeRC, false)
+	heap := make([]byte, 3000) // not page aligned, on the Go heap
+	mapped, err := unix.Mmap(-1, 0, 8192, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(mapped)
+	access := verbs.AccessLocalWrite | verbs.AccessRemoteWrite
+	src, err := p.pd.RegisterMR(heap, access)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := p.pd.RegisterMR(mapped[100:4100], access)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Len() != 3000 || src.Addr() == 0 || dst.Len() != 4000 || dst.Addr() != uint64(uintptr(unsafe.Pointer(&mapped[100]))) {
+		t.Errorf("MRs %#x+%d, %#x+%d", src.Addr(), src.Len(), dst.Addr(), dst.Len())
+	}
+	copy(heap[10:], "from the Go heap")
+	runtime.GC()
+	p.recv(t, 1, 1, dst.SGE(0, 64))
+	if err := p.qp[0].PostSend(verbs.SendWR{ID: 2, Opcode: verbs.OpSend, Flags: verbs.SendSignaled, SGEs: []verbs.SGE{src.SGE(10, 16)}}); err != nil {
+		t.Fatal(err)
+	}
+	p.wait(t, 2)
+	if got := string(mapped[100:116]); got != "from the Go heap" {
+		t.Errorf("received %q", got)
+	}
+	// An RDMA write into the Go heap buffer, the peer naming it by address.
+	copy(mapped[1100:], "written into Go memory")
+	runtime.GC()
+	if err := p.qp[1].PostSend(verbs.SendWR{ID: 3, Opcode: verbs.OpRDMAWrite, Flags: verbs.SendSignaled,
+		SGEs: []verbs.SGE{dst.SGE(1000, 22)}, RemoteAddr: src.Addr() + 2000, RKey: src.RKey()}); err != nil {
+		t.Fatal(err)
+	}
+	p.wait(t, 1)
+	if got := string(heap[2000:2022]); got != "written into Go memory" {
+		t.Errorf("RDMA write gave %q", got)
+	}
+	// A write past the end of the region is refused by the adapter.
+	if err := p.qp[1].PostSend(verbs.SendWR{ID: 4, Opcode: verbs.OpRDMAWrite, Flags: verbs.SendSignaled,
+		SGEs: []verbs.SGE{dst.SGE(0, 64)}, RemoteAddr: src.Addr() + 2990, RKey: src.RKey()}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	wc := make([]verbs.WC, 1)
+	if _, err := p.cq.Wait(ctx, wc); err != nil {
+		t.Fatal(err)
+	}
+	if wc[0].Status == verbs.WCSuccess {
+		t.Error("an RDMA write past the end of a registered buffer succeeded")
+	}
+	if err := src.Close(); err != nil || src.Buf() != nil {
+		t.Errorf("Close: %v, Buf %v", err, src.Buf() != nil)
+	}
+	if _, err := p.pd.RegisterMR(nil, access); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("RegisterMR(nil) = %v, want EINVAL", err)
+	}
+}
+
+// TestGuestVerbsReplyPath: a datagram's completion gives the path it came
+// by (WCPath) and, reversed, the path of the reply; the address handle
+// made from that path and the one libibverbs makes from the completion
+// (CreateAHFromWC) agree, and a reply sent with each arrives.
+func TestGuestVerbsReplyPath(t *testing.T) {
+	noLeaks(t)
+	p := newPair(t, verbs.QPTypeUD, false)
+	pa, err := p.c.QueryPort(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, err := p.c.FindGID(port, p.gid); err != nil || i != gidIPv4 {
+		t.Errorf("FindGID(%v) = %d, %v; want %d", p.gid, i, err, gidIPv4)
+	}
+	if _, err := p.c.FindGID(port, iba.MakeGID(0xfe80<<48, 0x1234)); !errors.Is(err, syscall.ENOENT) {
+		t.Errorf("FindGID of a GID not there: %v, want ENOENT", err)
+	}
+	// qp[0] sends a datagram to qp[1].
+	p.recv(t, 1, 1, p.mr[1].SGE(0, 40+64))
+	copy(p.mr[0].Buf()[40:], "request")
+	if err := p.qp[0].PostSend(verbs.SendWR{ID: 2, Opcode: verbs.OpSend, Flags: verbs.SendSignaled, SGEs: []verbs.SGE{p.mr[0].SGE(40, 7)},
+		AH: p.ah[0], RemoteQPN: p.qp[1].QPN(), RemoteQKey: 0x11111111}); err != nil {
+		t.Fatal(err)
+	}
+	wc := byID(p.wait(t, 2), 1)
+	grh := p.mr[1].Buf()[:40]
+	g, err := verbs.ParseGRH(grh)
+	if err != nil || !g.IPv4 || g.SGID != p.gid || g.DGID != p.gid {
+		t.Errorf("GRH %+v, %v; want RoCE v2 over IPv4 from and to %v", g, err, p.gid)
+	}
+	in, err := verbs.WCPath(&wc, grh, pa.LID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.SQPN != p.qp[0].QPN() || in.DQPN != p.qp[1].QPN() || !in.HasGRH || in.SGID != p.gid || in.DGID != p.gid {
+		t.Errorf("WCPath = %s", in)
+	}
+	reply := in.Reverse(true)
+	if reply.DQPN != p.qp[0].QPN() || reply.SQPN != p.qp[1].QPN() || reply.HopLimit != 0xff || !reply.Complete() && pa.LID != 0 {
+		t.Errorf("reply path %s", reply)
+	}
+	t.Logf("request came by %s; the reply goes by %s", in, reply)
+	fromPath, err := p.c.AHAttrFromPath(port, reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromWC, err := p.c.InitAHFromWC(port, &wc, grh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// libibverbs keeps the request's hop limit; a reply path has 0xFF.
+	if fromWC.GRH == nil || fromPath.GRH == nil {
+		t.Fatalf("address vectors without a GRH: from the path %+v, from the completion %+v", fromPath, fromWC)
+	}
+	hop := fromWC.GRH.HopLimit
+	fromWC.GRH.HopLimit = 0xff
+	gp, gw := *fromPath.GRH, *fromWC.GRH
+	fromPath.GRH, fromWC.GRH = nil, nil
+	if fromPath != fromWC || gp != gw {
+		t.Errorf("address vector from the path %+v %+v, from the completion %+v %+v", fromPath, gp, fromWC, gw)
+	}
+	if hop != g.HopLimit {
+		t.Errorf("libibverbs' hop limit %d, the GRH's %d", hop, g.HopLimit)
+	}
+	ahPath, err := p.pd.CreateAHFromPath(port, reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahWC, err := p.pd.CreateAHFromWC(port, &wc, grh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ah := range []*verbs.AH{ahPath, ahWC} {
+		id := uint64(10 + 2*i)
+		p.recv(t, 0, id, p.mr[0].SGE(0, 40+64))
+		copy(p.mr[1].Buf()[40:], "reply")
+		if err := p.qp[1].PostSend(verbs.SendWR{ID: id + 1, Opcode: verbs.OpSend, Flags: verbs.SendSignaled,
+			SGEs: []verbs.SGE{p.mr[1].SGE(40, 5)}, AH: ah, RemoteQPN: reply.DQPN, RemoteQKey: 0x11111111}); err != nil {
+			t.Fatal(err)
+		}
+		r := byID(p.wait(t, 2), id)
+		if r.SrcQP != p.qp[1].QPN() || string(p.mr[0].Buf()[40:45]) != "reply" {
+			t.Errorf("reply %d: %+v, %q", i, r, p.mr[0].Buf()[40:45])
+		}
+	}
+	// A completion with a GRH but a short buffer is refused, not read past.
+	if _, err := p.c.InitAHFromWC(port, &wc, grh[:20]); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("InitAHFromWC with 20 bytes of GRH: %v", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -57,8 +58,8 @@ const (
 	AccessMWBind       Access = 1 << 4
 )
 
-// MR is a registered memory region (IBA 10.6) over memory this package
-// mapped outside the Go heap.
+// MR is a registered memory region (IBA 10.6): memory this package mapped
+// (PD.AllocMR) or the caller's (PD.RegisterMR).
 type MR struct {
 	pd   *PD
 	mr   *cMR
@@ -82,6 +83,53 @@ func (pd *PD) AllocMR(size int, access Access) (*MR, error) {
 	mr, err := pd.register(buf, access, func(*MR) error { return unix.Munmap(buf) }, nil)
 	if err != nil {
 		_ = unix.Munmap(buf)
+		return nil, err
+	}
+	return mr, nil
+}
+
+// pinnedMRs holds the pinners of caller buffers while they are
+// registered, so that a pinner is never garbage while it pins: an MR
+// whose Context is dropped without Close keeps its memory, as the adapter
+// still may write it.
+var pinnedMRs = struct {
+	sync.Mutex
+	m map[*MR]*runtime.Pinner
+}{m: map[*MR]*runtime.Pinner{}}
+
+// RegisterMR registers memory the caller owns (ibv_reg_mr, IBA 10.6.3.1
+// Register Memory Region): a slice of any origin, Go heap or a mapping of
+// the caller's. The rules:
+//
+//   - The region is buf, exactly: its address and length are what a peer
+//     names in RDMA and what SGEs of this MR may cover.
+//   - From RegisterMR until Close (of the MR, its PD or its Context) the MR
+//     keeps buf alive and, when it is Go memory, pinned (runtime.Pinner), so
+//     the garbage collector neither frees nor moves it while the adapter
+//     may read or write it. Dropping the MR without Close leaks the pin,
+//     never the memory's safety.
+//   - The adapter reads and writes buf behind Go's back: do not touch the
+//     bytes a posted work request uses until its completion is polled.
+//   - After Close the memory is the caller's again; the MR's Buf is nil.
+func (pd *PD) RegisterMR(buf []byte, access Access) (*MR, error) {
+	if len(buf) == 0 {
+		return nil, &Error{Op: "registering an MR over an empty buffer", Err: syscall.EINVAL}
+	}
+	p := new(runtime.Pinner)
+	p.Pin(&buf[0])
+	mr, err := pd.register(buf, access, func(mr *MR) error {
+		pinnedMRs.Lock()
+		delete(pinnedMRs.m, mr)
+		pinnedMRs.Unlock()
+		p.Unpin()
+		return nil
+	}, func(mr *MR) {
+		pinnedMRs.Lock()
+		pinnedMRs.m[mr] = p
+		pinnedMRs.Unlock()
+	})
+	if err != nil {
+		p.Unpin()
 		return nil, err
 	}
 	return mr, nil
@@ -137,7 +185,8 @@ func (m *MR) SGE(off, n int) SGE {
 	return SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), LKey: m.LKey()}
 }
 
-// Close deregisters the region and unmaps its memory.
+// Close deregisters the region and unmaps its memory (AllocMR) or gives
+// it back to the caller (RegisterMR).
 func (m *MR) Close() error { return closeNode(m.node) }
 
 // SGE is a scatter/gather element (IBA 11.4.1.1).
@@ -339,6 +388,13 @@ func wcFromC(g *cWC) WC {
 		ByteLen: g.byteLen, Imm: binary.BigEndian.Uint32(g.imm[:]), QPNum: g.qpNum, SrcQP: g.srcQP,
 		Flags: WCFlags(g.wcFlags), PKeyIndex: g.pkeyIndex, SLID: g.slid, SL: g.sl, DLIDPathBits: g.dlidPathBits,
 	}
+}
+
+func (w *WC) toC(g *cWC) {
+	*g = cWC{wrID: w.ID, status: uint32(w.Status), opcode: uint32(w.Opcode), vendorErr: w.VendorErr,
+		byteLen: w.ByteLen, qpNum: w.QPNum, srcQP: w.SrcQP, wcFlags: uint32(w.Flags), pkeyIndex: w.PKeyIndex,
+		slid: w.SLID, sl: w.SL, dlidPathBits: w.DLIDPathBits}
+	binary.BigEndian.PutUint32(g.imm[:], w.Imm)
 }
 
 // Wait polls the CQ until it has completions or ctx ends: with a channel it
