@@ -24,7 +24,9 @@
 // matching ErrNotAvailable (a *LoadError) that says what to install:
 // libibverbs1 and ibverbs-providers on Debian and Ubuntu, libibverbs on
 // RHEL. On platforms other than linux/amd64 and linux/arm64 the package
-// builds but does not load the library, and says so the same way.
+// builds but does not load the library, and says so the same way; so does
+// a build with the tag rdmakit_noverbs, which leaves the loader out for a
+// program that must be linked statically.
 //
 // A program built without cgo that imports this package is linked
 // dynamically against the C library (libc.so.6, libdl.so.2,
