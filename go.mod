@@ -3,6 +3,7 @@ module github.com/rdmakit/rdmakit
 go 1.26.0
 
 require (
+	github.com/ebitengine/purego v0.11.3
 	github.com/google/go-cmp v0.7.0
 	github.com/mdlayher/netlink v1.11.2
 	github.com/spf13/cobra v1.10.2

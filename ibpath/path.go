@@ -2,7 +2,6 @@ package ibpath
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,24 +147,13 @@ func (p *IBPath) Route() mad.Route {
 	return r
 }
 
-// timeout is TimeoutMS, or python-rdma's formula when resp_time or
-// packet_life_time was given, or 0 for the client's default.
+// timeout is MADTimeout when the path gives timeout, resp_time or
+// packet_life_time, or 0 for the client's default.
 func (p *IBPath) timeout() time.Duration {
-	if p.Has("timeout") {
-		return time.Duration(p.TimeoutMS) * time.Millisecond
-	}
-	if !p.Has("resp_time") && !p.Has("packet_life_time") {
+	if !p.Has("timeout") && !p.Has("resp_time") && !p.Has("packet_life_time") {
 		return 0
 	}
-	rt, plt := 20, 18 // python-rdma's defaults: C13-13.1.1, the port's subnet timeout
-	if p.Has("resp_time") {
-		rt = int(p.RespTime)
-	}
-	if p.Has("packet_life_time") {
-		plt = int(p.PacketLifeTime)
-	}
-	us := 4.096 * (math.Exp2(float64(plt+1)) + math.Exp2(float64(rt)))
-	return time.Duration(us * float64(time.Microsecond))
+	return p.MADTimeout()
 }
 
 // Route gives the directed route for mad.Client.

@@ -131,14 +131,10 @@ func (r *Resolver) GMP(ctx context.Context, p Path) (*IBPath, error) {
 		return nil, fmt.Errorf("getting the path record for %v: %w", p, err)
 	}
 	out := base
-	out.DGID, out.SGID, out.DLID, out.SLID = pr.DGID, pr.SGID, pr.DLID, pr.SLID
-	out.FlowLabel, out.HopLimit, out.TrafficClass = pr.FlowLabel, pr.HopLimit, pr.TClass
-	out.PKey, out.SL, out.MTU, out.Rate = pr.PKey, pr.SL, uint8(pr.MTU), uint8(pr.Rate)
-	out.HasGRH = pr.HopLimit > 1 // a hop limit past the subnet needs a GRH (python-rdma: != 0)
 	// The record's PacketLifeTime is kept but not marked: marking it would
 	// switch the MAD timeout to python-rdma's formula instead of the
 	// client's (infiniband-diags') default.
-	out.PacketLifeTime = pr.PacketLifeTime
+	out.applyPathRecord(&pr)
 	for _, k := range []string{"DGID", "SGID", "DLID", "SLID", "SL", "pkey"} {
 		out.Mark(k)
 	}

@@ -1,15 +1,9 @@
-//go:build linux && cgo
-
 package verbs
-
-/*
-#include "cverbs.h"
-*/
-import "C"
 
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"unsafe"
 )
 
@@ -18,29 +12,44 @@ import (
 type EventType int
 
 const (
-	EventCQErr            EventType = C.IBV_EVENT_CQ_ERR
-	EventQPFatal          EventType = C.IBV_EVENT_QP_FATAL
-	EventQPReqErr         EventType = C.IBV_EVENT_QP_REQ_ERR
-	EventQPAccessErr      EventType = C.IBV_EVENT_QP_ACCESS_ERR
-	EventCommEst          EventType = C.IBV_EVENT_COMM_EST
-	EventSQDrained        EventType = C.IBV_EVENT_SQ_DRAINED
-	EventPathMig          EventType = C.IBV_EVENT_PATH_MIG
-	EventPathMigErr       EventType = C.IBV_EVENT_PATH_MIG_ERR
-	EventDeviceFatal      EventType = C.IBV_EVENT_DEVICE_FATAL
-	EventPortActive       EventType = C.IBV_EVENT_PORT_ACTIVE
-	EventPortErr          EventType = C.IBV_EVENT_PORT_ERR
-	EventLIDChange        EventType = C.IBV_EVENT_LID_CHANGE
-	EventPKeyChange       EventType = C.IBV_EVENT_PKEY_CHANGE
-	EventSMChange         EventType = C.IBV_EVENT_SM_CHANGE
-	EventSRQErr           EventType = C.IBV_EVENT_SRQ_ERR
-	EventSRQLimitReached  EventType = C.IBV_EVENT_SRQ_LIMIT_REACHED
-	EventQPLastWQEReached EventType = C.IBV_EVENT_QP_LAST_WQE_REACHED
-	EventClientReregister EventType = C.IBV_EVENT_CLIENT_REREGISTER
-	EventGIDChange        EventType = C.IBV_EVENT_GID_CHANGE
+	EventCQErr            EventType = 0
+	EventQPFatal          EventType = 1
+	EventQPReqErr         EventType = 2
+	EventQPAccessErr      EventType = 3
+	EventCommEst          EventType = 4
+	EventSQDrained        EventType = 5
+	EventPathMig          EventType = 6
+	EventPathMigErr       EventType = 7
+	EventDeviceFatal      EventType = 8
+	EventPortActive       EventType = 9
+	EventPortErr          EventType = 10
+	EventLIDChange        EventType = 11
+	EventPKeyChange       EventType = 12
+	EventSMChange         EventType = 13
+	EventSRQErr           EventType = 14
+	EventSRQLimitReached  EventType = 15
+	EventQPLastWQEReached EventType = 16
+	EventClientReregister EventType = 17
+	EventGIDChange        EventType = 18
+	EventWQFatal          EventType = 19
 )
 
+// eventNames are ibv_event_type_str's names, by event type.
+var eventNames = [...]string{
+	"CQ error", "local work queue catastrophic error", "invalid request local work queue error",
+	"local access violation work queue error", "communication established", "send queue drained",
+	"path migrated", "path migration request error", "local catastrophic error", "port active",
+	"port error", "LID change", "P_Key change", "SM change", "SRQ catastrophic error",
+	"SRQ limit reached", "last WQE reached", "client reregistration", "GID table change", "WQ fatal",
+	"Device link speed change",
+}
+
+// String names the event as ibv_event_type_str does.
 func (t EventType) String() string {
-	return C.GoString(C.ibv_event_type_str(C.enum_ibv_event_type(t)))
+	if t >= 0 && int(t) < len(eventNames) {
+		return eventNames[t]
+	}
+	return "unknown"
 }
 
 // AsyncEvent is one asynchronous event. The resource it concerns is set
@@ -67,6 +76,17 @@ func (e AsyncEvent) String() string {
 	return e.Type.String()
 }
 
+// portEvent reports whether the event's element is a port number rather
+// than a CQ, QP, SRQ or WQ pointer.
+func portEvent(t EventType) bool {
+	switch t {
+	case EventCQErr, EventQPFatal, EventQPReqErr, EventQPAccessErr, EventCommEst, EventSQDrained,
+		EventPathMig, EventPathMigErr, EventQPLastWQEReached, EventSRQErr, EventSRQLimitReached, EventWQFatal:
+		return false
+	}
+	return true
+}
+
 // AsyncEvent waits for the device's next asynchronous event (IBA 11.6.3)
 // until ctx ends.
 func (c *Context) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
@@ -75,27 +95,32 @@ func (c *Context) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 		if err != nil {
 			return AsyncEvent{}, err
 		}
-		fd := int(c.c.async_fd)
-		var g C.struct_go_async
-		rc := C.go_get_async_event(c.c, &g)
+		fd := int(c.c.asyncFD)
+		var g cAsyncEvent
+		rc, errno := call(lib.getAsyncEvent, c.handle(), uintptr(unsafe.Pointer(&g)))
 		var ev AsyncEvent
 		if rc == 0 {
-			ev = AsyncEvent{Type: EventType(g._type), Port: int(g.port)}
-			switch o := c.objects[unsafe.Pointer(g.elem)].(type) {
-			case *QP:
-				ev.QP = o
-			case *CQ:
-				ev.CQ = o
-			case *SRQ:
-				ev.SRQ = o
+			ev.Type = EventType(g.eventType)
+			if portEvent(ev.Type) {
+				ev.Port = int(int32(uint32(g.element))) // the union's int port_num
+			} else {
+				switch o := c.objects[g.element].(type) {
+				case *QP:
+					ev.QP = o
+				case *CQ:
+					ev.CQ = o
+				case *SRQ:
+					ev.SRQ = o
+				}
 			}
+			call(lib.ackAsyncEvent, uintptr(unsafe.Pointer(&g)))
 		}
 		release()
 		if rc == 0 {
 			return ev, nil
 		}
-		if rc != C.EAGAIN {
-			return AsyncEvent{}, errOf("reading an async event", rc, nil)
+		if errno != syscall.EAGAIN {
+			return AsyncEvent{}, errnoErr("reading an async event", cint(rc), errno)
 		}
 		if err := waitFD(ctx, fd); err != nil {
 			return AsyncEvent{}, fmt.Errorf("waiting for an async event of %s: %w", c.name, err)

@@ -1,14 +1,10 @@
-//go:build linux && cgo
-
 package verbs
 
-/*
-#include "cverbs.h"
-*/
-import "C"
-
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -19,9 +15,9 @@ import (
 type QPType int
 
 const (
-	QPTypeRC QPType = C.IBV_QPT_RC
-	QPTypeUC QPType = C.IBV_QPT_UC
-	QPTypeUD QPType = C.IBV_QPT_UD
+	QPTypeRC QPType = 2
+	QPTypeUC QPType = 3
+	QPTypeUD QPType = 4
 )
 
 func (t QPType) String() string {
@@ -40,13 +36,13 @@ func (t QPType) String() string {
 type QPState int
 
 const (
-	QPStateReset QPState = C.IBV_QPS_RESET
-	QPStateInit  QPState = C.IBV_QPS_INIT
-	QPStateRTR   QPState = C.IBV_QPS_RTR
-	QPStateRTS   QPState = C.IBV_QPS_RTS
-	QPStateSQD   QPState = C.IBV_QPS_SQD
-	QPStateSQE   QPState = C.IBV_QPS_SQE
-	QPStateErr   QPState = C.IBV_QPS_ERR
+	QPStateReset QPState = 0
+	QPStateInit  QPState = 1
+	QPStateRTR   QPState = 2
+	QPStateRTS   QPState = 3
+	QPStateSQD   QPState = 4
+	QPStateSQE   QPState = 5
+	QPStateErr   QPState = 6
 )
 
 func (s QPState) String() string {
@@ -116,11 +112,15 @@ type QPInitAttr struct {
 // QP is a queue pair.
 type QP struct {
 	pd   *PD
-	qp   *C.struct_ibv_qp
+	qp   *cQP
 	node *node
 	Type QPType
 	// Cap is what the provider granted.
 	Cap QPCap
+
+	sendMu, recvMu sync.Mutex
+	sendWRs        arena // send WR lists for ibv_post_send
+	recvWRs        arena // receive WR lists for ibv_post_recv
 }
 
 // CreateQP creates a queue pair in the RESET state.
@@ -134,39 +134,40 @@ func (pd *PD) CreateQP(attr QPInitAttr) (*QP, error) {
 	if pd.node.closed || attr.SendCQ.node.closed || attr.RecvCQ.node.closed || (attr.SRQ != nil && attr.SRQ.node.closed) {
 		return nil, &Error{Op: "creating a QP", Err: ErrClosed}
 	}
-	var init C.struct_ibv_qp_init_attr
-	init.send_cq = attr.SendCQ.cq
-	init.recv_cq = attr.RecvCQ.cq
+	init := cQPInitAttr{sendCQ: addr(attr.SendCQ.cq), recvCQ: addr(attr.RecvCQ.cq), qpType: uint32(attr.Type),
+		cap: cQPCap{maxSendWR: uint32(attr.Cap.MaxSendWR), maxRecvWR: uint32(attr.Cap.MaxRecvWR),
+			maxSendSGE: uint32(attr.Cap.MaxSendSGE), maxRecvSGE: uint32(attr.Cap.MaxRecvSGE), maxInlineData: uint32(attr.Cap.MaxInlineData)}}
 	var srqNode *node
 	if attr.SRQ != nil {
 		init.srq = attr.SRQ.srq
 		srqNode = attr.SRQ.node
 	}
-	init.qp_type = C.enum_ibv_qp_type(attr.Type)
-	init.cap.max_send_wr = C.uint32_t(attr.Cap.MaxSendWR)
-	init.cap.max_recv_wr = C.uint32_t(attr.Cap.MaxRecvWR)
-	init.cap.max_send_sge = C.uint32_t(attr.Cap.MaxSendSGE)
-	init.cap.max_recv_sge = C.uint32_t(attr.Cap.MaxRecvSGE)
-	init.cap.max_inline_data = C.uint32_t(attr.Cap.MaxInlineData)
 	if attr.SigAll {
-		init.sq_sig_all = 1
+		init.sqSigAll = 1
 	}
-	q, err := C.ibv_create_qp(pd.pd, &init)
-	if q == nil {
-		return nil, nullErr(fmt.Sprintf("creating a %v QP", attr.Type), err)
+	q, errno := call(lib.createQP, pd.pd, uintptr(unsafe.Pointer(&init)))
+	if q == 0 {
+		return nil, nullErr(fmt.Sprintf("creating a %v QP", attr.Type), errno)
 	}
-	qp := &QP{pd: pd, qp: q, Type: attr.Type, Cap: QPCap{
-		MaxSendWR: int(init.cap.max_send_wr), MaxRecvWR: int(init.cap.max_recv_wr),
-		MaxSendSGE: int(init.cap.max_send_sge), MaxRecvSGE: int(init.cap.max_recv_sge),
-		MaxInlineData: int(init.cap.max_inline_data),
+	qp := &QP{pd: pd, qp: at[cQP](q), Type: attr.Type, Cap: QPCap{
+		MaxSendWR: int(init.cap.maxSendWR), MaxRecvWR: int(init.cap.maxRecvWR),
+		MaxSendSGE: int(init.cap.maxSendSGE), MaxRecvSGE: int(init.cap.maxRecvSGE),
+		MaxInlineData: int(init.cap.maxInlineData),
 	}}
-	c.register(unsafe.Pointer(q), qp)
+	c.register(q, qp)
 	qp.node = c.addNode(func() error {
-		c.unregister(unsafe.Pointer(q))
-		if rc := C.ibv_destroy_qp(q); rc != 0 {
-			return errOf(fmt.Sprintf("destroying QP %#x", uint32(q.qp_num)), rc, nil)
+		c.unregister(q)
+		qpn := qp.QPN()
+		var errs []error
+		if rc, errno := call(lib.destroyQP, q); rc != 0 {
+			errs = append(errs, errnoErr(fmt.Sprintf("destroying QP %#x", qpn), cint(rc), errno))
 		}
-		return nil
+		for _, a := range []*arena{&qp.sendWRs, &qp.recvWRs} {
+			if err := a.free(); err != nil {
+				errs = append(errs, &Error{Op: "unmapping a QP's work request buffer", Err: err})
+			}
+		}
+		return errors.Join(errs...)
 	}, pd.node, attr.SendCQ.node, attr.RecvCQ.node, srqNode)
 	return qp, nil
 }
@@ -175,33 +176,33 @@ func (pd *PD) CreateQP(attr QPInitAttr) (*QP, error) {
 func (qp *QP) Close() error { return closeNode(qp.node) }
 
 // QPN is the QP's number.
-func (qp *QP) QPN() uint32 { return uint32(qp.qp.qp_num) }
+func (qp *QP) QPN() uint32 { return qp.qp.qpNum }
 
 // AttrMask names the QPAttr fields a Modify sets (ibv_qp_attr_mask).
 type AttrMask int
 
 const (
-	AttrState            AttrMask = C.IBV_QP_STATE
-	AttrCurState         AttrMask = C.IBV_QP_CUR_STATE
-	AttrEnSQDAsyncNotify AttrMask = C.IBV_QP_EN_SQD_ASYNC_NOTIFY
-	AttrAccessFlags      AttrMask = C.IBV_QP_ACCESS_FLAGS
-	AttrPKeyIndex        AttrMask = C.IBV_QP_PKEY_INDEX
-	AttrPort             AttrMask = C.IBV_QP_PORT
-	AttrQKey             AttrMask = C.IBV_QP_QKEY
-	AttrAV               AttrMask = C.IBV_QP_AV
-	AttrPathMTU          AttrMask = C.IBV_QP_PATH_MTU
-	AttrTimeout          AttrMask = C.IBV_QP_TIMEOUT
-	AttrRetryCnt         AttrMask = C.IBV_QP_RETRY_CNT
-	AttrRNRRetry         AttrMask = C.IBV_QP_RNR_RETRY
-	AttrRQPSN            AttrMask = C.IBV_QP_RQ_PSN
-	AttrMaxQPRDAtomic    AttrMask = C.IBV_QP_MAX_QP_RD_ATOMIC
-	AttrAltPath          AttrMask = C.IBV_QP_ALT_PATH
-	AttrMinRNRTimer      AttrMask = C.IBV_QP_MIN_RNR_TIMER
-	AttrSQPSN            AttrMask = C.IBV_QP_SQ_PSN
-	AttrMaxDestRDAtomic  AttrMask = C.IBV_QP_MAX_DEST_RD_ATOMIC
-	AttrPathMigState     AttrMask = C.IBV_QP_PATH_MIG_STATE
-	AttrCap              AttrMask = C.IBV_QP_CAP
-	AttrDestQPN          AttrMask = C.IBV_QP_DEST_QPN
+	AttrState            AttrMask = 1 << 0
+	AttrCurState         AttrMask = 1 << 1
+	AttrEnSQDAsyncNotify AttrMask = 1 << 2
+	AttrAccessFlags      AttrMask = 1 << 3
+	AttrPKeyIndex        AttrMask = 1 << 4
+	AttrPort             AttrMask = 1 << 5
+	AttrQKey             AttrMask = 1 << 6
+	AttrAV               AttrMask = 1 << 7
+	AttrPathMTU          AttrMask = 1 << 8
+	AttrTimeout          AttrMask = 1 << 9
+	AttrRetryCnt         AttrMask = 1 << 10
+	AttrRNRRetry         AttrMask = 1 << 11
+	AttrRQPSN            AttrMask = 1 << 12
+	AttrMaxQPRDAtomic    AttrMask = 1 << 13
+	AttrAltPath          AttrMask = 1 << 14
+	AttrMinRNRTimer      AttrMask = 1 << 15
+	AttrSQPSN            AttrMask = 1 << 16
+	AttrMaxDestRDAtomic  AttrMask = 1 << 17
+	AttrPathMigState     AttrMask = 1 << 18
+	AttrCap              AttrMask = 1 << 19
+	AttrDestQPN          AttrMask = 1 << 20
 )
 
 // QPAttr are the attributes of Modify Queue Pair (IBA 11.2.5.2), by their
@@ -235,51 +236,36 @@ type QPAttr struct {
 	AltTimeout       uint8
 }
 
-func (a *QPAttr) toC(out *C.struct_ibv_qp_attr) {
-	out.qp_state = C.enum_ibv_qp_state(a.State)
-	out.cur_qp_state = C.enum_ibv_qp_state(a.CurState)
-	out.path_mtu = C.enum_ibv_mtu(a.PathMTU)
-	out.path_mig_state = C.enum_ibv_mig_state(a.PathMigState)
-	out.qkey = C.uint32_t(a.QKey)
-	out.rq_psn = C.uint32_t(a.RQPSN)
-	out.sq_psn = C.uint32_t(a.SQPSN)
-	out.dest_qp_num = C.uint32_t(a.DestQPN)
-	out.qp_access_flags = C.uint(a.AccessFlags)
-	out.cap.max_send_wr = C.uint32_t(a.Cap.MaxSendWR)
-	out.cap.max_recv_wr = C.uint32_t(a.Cap.MaxRecvWR)
-	out.cap.max_send_sge = C.uint32_t(a.Cap.MaxSendSGE)
-	out.cap.max_recv_sge = C.uint32_t(a.Cap.MaxRecvSGE)
-	out.cap.max_inline_data = C.uint32_t(a.Cap.MaxInlineData)
-	a.AH.toC(&out.ah_attr)
-	a.AltAH.toC(&out.alt_ah_attr)
-	out.pkey_index = C.uint16_t(a.PKeyIndex)
-	out.alt_pkey_index = C.uint16_t(a.AltPKeyIndex)
-	if a.EnSQDAsyncNotify {
-		out.en_sqd_async_notify = 1
+func (a *QPAttr) toC(out *cQPAttr) {
+	*out = cQPAttr{
+		qpState: uint32(a.State), curQPState: uint32(a.CurState), pathMTU: uint32(a.PathMTU),
+		pathMigState: uint32(a.PathMigState), qkey: a.QKey, rqPSN: a.RQPSN, sqPSN: a.SQPSN, destQPNum: a.DestQPN,
+		qpAccessFlags: uint32(a.AccessFlags),
+		cap: cQPCap{maxSendWR: uint32(a.Cap.MaxSendWR), maxRecvWR: uint32(a.Cap.MaxRecvWR), maxSendSGE: uint32(a.Cap.MaxSendSGE),
+			maxRecvSGE: uint32(a.Cap.MaxRecvSGE), maxInlineData: uint32(a.Cap.MaxInlineData)},
+		pkeyIndex: a.PKeyIndex, altPKeyIndex: a.AltPKeyIndex, maxRDAtomic: a.MaxRDAtomic, maxDestRDAtomic: a.MaxDestRDAtomic,
+		minRNRTimer: a.MinRNRTimer, portNum: a.Port, timeout: a.Timeout, retryCnt: a.RetryCount, rnrRetry: a.RNRRetry,
+		altPortNum: a.AltPort, altTimeout: a.AltTimeout,
 	}
-	out.max_rd_atomic = C.uint8_t(a.MaxRDAtomic)
-	out.max_dest_rd_atomic = C.uint8_t(a.MaxDestRDAtomic)
-	out.min_rnr_timer = C.uint8_t(a.MinRNRTimer)
-	out.port_num = C.uint8_t(a.Port)
-	out.timeout = C.uint8_t(a.Timeout)
-	out.retry_cnt = C.uint8_t(a.RetryCount)
-	out.rnr_retry = C.uint8_t(a.RNRRetry)
-	out.alt_port_num = C.uint8_t(a.AltPort)
-	out.alt_timeout = C.uint8_t(a.AltTimeout)
+	a.AH.toC(&out.ahAttr)
+	a.AltAH.toC(&out.altAHAttr)
+	if a.EnSQDAsyncNotify {
+		out.enSQDAsyncNotify = 1
+	}
 }
 
-func qpAttrFromC(in *C.struct_ibv_qp_attr) QPAttr {
+func qpAttrFromC(in *cQPAttr) QPAttr {
 	return QPAttr{
-		State: QPState(in.qp_state), CurState: QPState(in.cur_qp_state), PathMTU: MTU(in.path_mtu),
-		PathMigState: int(in.path_mig_state), QKey: uint32(in.qkey), RQPSN: uint32(in.rq_psn), SQPSN: uint32(in.sq_psn),
-		DestQPN: uint32(in.dest_qp_num), AccessFlags: Access(in.qp_access_flags),
-		Cap: QPCap{MaxSendWR: int(in.cap.max_send_wr), MaxRecvWR: int(in.cap.max_recv_wr), MaxSendSGE: int(in.cap.max_send_sge),
-			MaxRecvSGE: int(in.cap.max_recv_sge), MaxInlineData: int(in.cap.max_inline_data)},
-		AH: ahFromC(&in.ah_attr), AltAH: ahFromC(&in.alt_ah_attr), PKeyIndex: uint16(in.pkey_index),
-		AltPKeyIndex: uint16(in.alt_pkey_index), EnSQDAsyncNotify: in.en_sqd_async_notify != 0, SQDraining: in.sq_draining != 0,
-		MaxRDAtomic: uint8(in.max_rd_atomic), MaxDestRDAtomic: uint8(in.max_dest_rd_atomic), MinRNRTimer: uint8(in.min_rnr_timer),
-		Port: uint8(in.port_num), Timeout: uint8(in.timeout), RetryCount: uint8(in.retry_cnt), RNRRetry: uint8(in.rnr_retry),
-		AltPort: uint8(in.alt_port_num), AltTimeout: uint8(in.alt_timeout),
+		State: QPState(in.qpState), CurState: QPState(in.curQPState), PathMTU: MTU(in.pathMTU),
+		PathMigState: int(in.pathMigState), QKey: in.qkey, RQPSN: in.rqPSN, SQPSN: in.sqPSN,
+		DestQPN: in.destQPNum, AccessFlags: Access(in.qpAccessFlags),
+		Cap: QPCap{MaxSendWR: int(in.cap.maxSendWR), MaxRecvWR: int(in.cap.maxRecvWR), MaxSendSGE: int(in.cap.maxSendSGE),
+			MaxRecvSGE: int(in.cap.maxRecvSGE), MaxInlineData: int(in.cap.maxInlineData)},
+		AH: ahFromC(&in.ahAttr), AltAH: ahFromC(&in.altAHAttr), PKeyIndex: in.pkeyIndex,
+		AltPKeyIndex: in.altPKeyIndex, EnSQDAsyncNotify: in.enSQDAsyncNotify != 0, SQDraining: in.sqDraining != 0,
+		MaxRDAtomic: in.maxRDAtomic, MaxDestRDAtomic: in.maxDestRDAtomic, MinRNRTimer: in.minRNRTimer,
+		Port: in.portNum, Timeout: in.timeout, RetryCount: in.retryCnt, RNRRetry: in.rnrRetry,
+		AltPort: in.altPortNum, AltTimeout: in.altTimeout,
 	}
 }
 
@@ -291,14 +277,14 @@ func (qp *QP) Modify(attr QPAttr, mask AttrMask) error {
 		return err
 	}
 	defer release()
-	var a C.struct_ibv_qp_attr
+	var a cQPAttr
 	attr.toC(&a)
-	if rc := C.ibv_modify_qp(qp.qp, &a, C.int(mask)); rc != 0 {
+	if rc, errno := call(lib.modifyQP, addr(qp.qp), uintptr(unsafe.Pointer(&a)), uintptr(mask)); rc != 0 {
 		what := fmt.Sprintf("modifying %v QP %#x", qp.Type, qp.QPN())
 		if mask&AttrState != 0 {
 			what = fmt.Sprintf("moving %v QP %#x to %v", qp.Type, qp.QPN(), attr.State)
 		}
-		return errOf(what, rc, nil)
+		return errnoErr(what, cint(rc), errno)
 	}
 	return nil
 }
@@ -310,13 +296,13 @@ func (qp *QP) Query() (QPAttr, error) {
 		return QPAttr{}, err
 	}
 	defer release()
-	var a C.struct_ibv_qp_attr
-	var init C.struct_ibv_qp_init_attr
-	mask := C.int(AttrState | AttrCurState | AttrPKeyIndex | AttrPort | AttrQKey | AttrAV | AttrPathMTU | AttrTimeout |
+	var a cQPAttr
+	var init cQPInitAttr
+	mask := uintptr(AttrState | AttrCurState | AttrPKeyIndex | AttrPort | AttrQKey | AttrAV | AttrPathMTU | AttrTimeout |
 		AttrRetryCnt | AttrRNRRetry | AttrRQPSN | AttrMaxQPRDAtomic | AttrMinRNRTimer | AttrSQPSN | AttrMaxDestRDAtomic |
 		AttrCap | AttrDestQPN | AttrAccessFlags)
-	if rc := C.ibv_query_qp(qp.qp, &a, mask, &init); rc != 0 {
-		return QPAttr{}, errOf(fmt.Sprintf("querying QP %#x", qp.QPN()), rc, nil)
+	if rc, errno := call(lib.queryQP, addr(qp.qp), uintptr(unsafe.Pointer(&a)), mask, uintptr(unsafe.Pointer(&init))); rc != 0 {
+		return QPAttr{}, errnoErr(fmt.Sprintf("querying QP %#x", qp.QPN()), cint(rc), errno)
 	}
 	return qpAttrFromC(&a), nil
 }
@@ -405,10 +391,9 @@ func (qp *QP) AttachMulticast(gid [16]byte, lid uint16) error {
 		return err
 	}
 	defer release()
-	var g C.union_ibv_gid
-	*(*[16]byte)(unsafe.Pointer(&g)) = gid
-	if rc := C.ibv_attach_mcast(qp.qp, &g, C.uint16_t(lid)); rc != 0 {
-		return errOf("attaching a multicast group", rc, nil)
+	g := gid
+	if rc, errno := call(lib.attachMcast, addr(qp.qp), uintptr(unsafe.Pointer(&g)), uintptr(lid)); rc != 0 {
+		return errnoErr("attaching a multicast group", cint(rc), errno)
 	}
 	return nil
 }
@@ -420,10 +405,9 @@ func (qp *QP) DetachMulticast(gid [16]byte, lid uint16) error {
 		return err
 	}
 	defer release()
-	var g C.union_ibv_gid
-	*(*[16]byte)(unsafe.Pointer(&g)) = gid
-	if rc := C.ibv_detach_mcast(qp.qp, &g, C.uint16_t(lid)); rc != 0 {
-		return errOf("detaching a multicast group", rc, nil)
+	g := gid
+	if rc, errno := call(lib.detachMcast, addr(qp.qp), uintptr(unsafe.Pointer(&g)), uintptr(lid)); rc != 0 {
+		return errnoErr("detaching a multicast group", cint(rc), errno)
 	}
 	return nil
 }
@@ -432,25 +416,25 @@ func (qp *QP) DetachMulticast(gid [16]byte, lid uint16) error {
 type Opcode int
 
 const (
-	OpSend           Opcode = C.IBV_WR_SEND
-	OpSendWithImm    Opcode = C.IBV_WR_SEND_WITH_IMM
-	OpRDMAWrite      Opcode = C.IBV_WR_RDMA_WRITE
-	OpRDMAWriteImm   Opcode = C.IBV_WR_RDMA_WRITE_WITH_IMM
-	OpRDMARead       Opcode = C.IBV_WR_RDMA_READ
-	OpAtomicCmpSwap  Opcode = C.IBV_WR_ATOMIC_CMP_AND_SWP
-	OpAtomicFetchAdd Opcode = C.IBV_WR_ATOMIC_FETCH_AND_ADD
+	OpRDMAWrite      Opcode = 0
+	OpRDMAWriteImm   Opcode = 1
+	OpSend           Opcode = 2
+	OpSendWithImm    Opcode = 3
+	OpRDMARead       Opcode = 4
+	OpAtomicCmpSwap  Opcode = 5
+	OpAtomicFetchAdd Opcode = 6
 )
 
 // SendFlags modify a send work request.
 type SendFlags int
 
 const (
-	SendFence     SendFlags = C.IBV_SEND_FENCE
-	SendSignaled  SendFlags = C.IBV_SEND_SIGNALED
-	SendSolicited SendFlags = C.IBV_SEND_SOLICITED
+	SendFence     SendFlags = 1 << 0
+	SendSignaled  SendFlags = 1 << 1
+	SendSolicited SendFlags = 1 << 2
 	// SendInline copies the data into the WR: the SGEs' memory need not be
 	// registered and may be reused once PostSend returns.
-	SendInline SendFlags = C.IBV_SEND_INLINE
+	SendInline SendFlags = 1 << 3
 )
 
 // SendWR is a send work request.
@@ -479,18 +463,6 @@ type RecvWR struct {
 	SGEs []SGE
 }
 
-// PostError reports which work request of a list the provider refused.
-type PostError struct {
-	Index int // into the list; -1 when unknown
-	Err   *Error
-}
-
-func (e *PostError) Error() string {
-	return fmt.Sprintf("%v (work request %d of the list)", e.Err, e.Index)
-}
-
-func (e *PostError) Unwrap() error { return e.Err }
-
 // PostSend posts send work requests, in order.
 func (qp *QP) PostSend(wrs ...SendWR) error {
 	if len(wrs) == 0 {
@@ -502,44 +474,71 @@ func (qp *QP) PostSend(wrs ...SendWR) error {
 	}
 	defer release()
 	total := 0
-	for _, w := range wrs {
-		total += len(w.SGEs)
-	}
-	gs := make([]C.struct_go_send, len(wrs))
-	sges := make([]C.struct_ibv_sge, max(total, 1))
-	k := 0
 	for i, w := range wrs {
-		g := &gs[i]
-		g.wr_id = C.uint64_t(w.ID)
-		g.opcode = C.uint32_t(w.Opcode)
-		g.flags = C.uint32_t(w.Flags)
-		g.first_sge = C.uint32_t(k)
-		g.num_sge = C.uint32_t(len(w.SGEs))
-		g.imm = C.uint32_t(w.Imm)
-		g.rkey = C.uint32_t(w.RKey)
-		g.remote_addr = C.uint64_t(w.RemoteAddr)
-		g.compare_add = C.uint64_t(w.CompareAdd)
-		g.swap = C.uint64_t(w.Swap)
+		total += len(w.SGEs)
 		if w.AH != nil {
 			if w.AH.node.closed {
 				return &Error{Op: "posting a UD send with a closed AH", Err: ErrClosed}
 			}
-			g.ah = w.AH.ah
-			g.remote_qpn = C.uint32_t(w.RemoteQPN)
-			g.remote_qkey = C.uint32_t(w.RemoteQKey)
 		} else if qp.Type == QPTypeUD {
 			return &PostError{Index: i, Err: &Error{Op: "posting a UD send without an AH", Err: syscall.EINVAL}}
 		}
+	}
+	qp.sendMu.Lock()
+	defer qp.sendMu.Unlock()
+	a := &qp.sendWRs
+	wrSize, sgeSize := int(unsafe.Sizeof(cSendWR{})), int(unsafe.Sizeof(cSGE{}))
+	sgeOff := len(wrs) * wrSize
+	badOff := sgeOff + total*sgeSize
+	if err := a.ensure(badOff + 8); err != nil {
+		return &Error{Op: "mapping a QP's send work request buffer", Err: err}
+	}
+	cw := arenaSlice[cSendWR](a, 0, len(wrs))
+	cs := arenaSlice[cSGE](a, sgeOff, total)
+	bad := arenaSlice[uintptr](a, badOff, 1)
+	k := 0
+	for i, w := range wrs {
+		g := &cw[i]
+		g.wrID = w.ID
+		if i+1 < len(wrs) {
+			g.next = a.at((i + 1) * wrSize)
+		}
+		if len(w.SGEs) > 0 {
+			g.sgList = a.at(sgeOff + k*sgeSize)
+		}
+		g.numSGE = int32(len(w.SGEs))
+		g.opcode = uint32(w.Opcode)
+		g.sendFlags = uint32(w.Flags)
+		binary.BigEndian.PutUint32(g.imm[:], w.Imm)
+		switch w.Opcode {
+		case OpRDMAWrite, OpRDMAWriteImm, OpRDMARead:
+			*g.rdma() = cRDMA{remoteAddr: w.RemoteAddr, rkey: w.RKey}
+		case OpAtomicCmpSwap, OpAtomicFetchAdd:
+			*g.atomic() = cAtomic{remoteAddr: w.RemoteAddr, compareAdd: w.CompareAdd, swap: w.Swap, rkey: w.RKey}
+		default:
+			if w.AH != nil {
+				*g.ud() = cUD{ah: w.AH.ah, remoteQPN: w.RemoteQPN, remoteQKey: w.RemoteQKey}
+			}
+		}
 		for _, s := range w.SGEs {
-			sges[k] = C.struct_ibv_sge{addr: C.uint64_t(s.Addr), length: C.uint32_t(s.Length), lkey: C.uint32_t(s.LKey)}
+			cs[k] = cSGE{addr: s.Addr, length: s.Length, lkey: s.LKey}
 			k++
 		}
 	}
-	var bad C.int
-	if rc := C.go_post_send(qp.qp, &gs[0], C.int(len(gs)), &sges[0], &bad); rc != 0 {
-		return &PostError{Index: int(bad), Err: errOf(fmt.Sprintf("posting %d sends to QP %#x", len(wrs), qp.QPN()), rc, nil).(*Error)}
+	// ibv_post_send, as verbs.h inlines it: qp->context->ops.post_send.
+	if rc := cint(fastcall(qp.pd.ctx.postSend, addr(qp.qp), a.at(0), a.at(badOff))); rc != 0 {
+		return &PostError{Index: badIndex(bad[0], a.at(0), wrSize, len(wrs)),
+			Err: errnoErr(fmt.Sprintf("posting %d sends to QP %#x", len(wrs), qp.QPN()), rc, 0).(*Error)}
 	}
 	return nil
+}
+
+// badIndex turns the provider's bad_wr pointer into an index of the list.
+func badIndex(bad, base uintptr, size, n int) int {
+	if bad < base || (bad-base)%uintptr(size) != 0 || int((bad-base)/uintptr(size)) >= n {
+		return -1
+	}
+	return int((bad - base) / uintptr(size))
 }
 
 // PostRecv posts receive work requests.
@@ -549,10 +548,15 @@ func (qp *QP) PostRecv(wrs ...RecvWR) error {
 		return err
 	}
 	defer release()
-	return postRecv(qp.qp, nil, wrs)
+	qp.recvMu.Lock()
+	defer qp.recvMu.Unlock()
+	// ibv_post_recv, as verbs.h inlines it: qp->context->ops.post_recv.
+	return postRecv(qp.pd.ctx.postRecv, addr(qp.qp), &qp.recvWRs, wrs)
 }
 
-func postRecv(qp *C.struct_ibv_qp, srq *C.struct_ibv_srq, wrs []RecvWR) error {
+// postRecv lays wrs out in a and posts them with fn, a provider's
+// post_recv or post_srq_recv, to the QP or SRQ h. The caller holds a.
+func postRecv(fn, h uintptr, a *arena, wrs []RecvWR) error {
 	if len(wrs) == 0 {
 		return nil
 	}
@@ -560,19 +564,34 @@ func postRecv(qp *C.struct_ibv_qp, srq *C.struct_ibv_srq, wrs []RecvWR) error {
 	for _, w := range wrs {
 		total += len(w.SGEs)
 	}
-	gs := make([]C.struct_go_recv, len(wrs))
-	sges := make([]C.struct_ibv_sge, max(total, 1))
+	wrSize, sgeSize := int(unsafe.Sizeof(cRecvWR{})), int(unsafe.Sizeof(cSGE{}))
+	sgeOff := len(wrs) * wrSize
+	badOff := sgeOff + total*sgeSize
+	if err := a.ensure(badOff + 8); err != nil {
+		return &Error{Op: "mapping a receive work request buffer", Err: err}
+	}
+	cw := arenaSlice[cRecvWR](a, 0, len(wrs))
+	cs := arenaSlice[cSGE](a, sgeOff, total)
+	bad := arenaSlice[uintptr](a, badOff, 1)
 	k := 0
 	for i, w := range wrs {
-		gs[i] = C.struct_go_recv{wr_id: C.uint64_t(w.ID), first_sge: C.uint32_t(k), num_sge: C.uint32_t(len(w.SGEs))}
+		g := &cw[i]
+		g.wrID = w.ID
+		if i+1 < len(wrs) {
+			g.next = a.at((i + 1) * wrSize)
+		}
+		if len(w.SGEs) > 0 {
+			g.sgList = a.at(sgeOff + k*sgeSize)
+		}
+		g.numSGE = int32(len(w.SGEs))
 		for _, s := range w.SGEs {
-			sges[k] = C.struct_ibv_sge{addr: C.uint64_t(s.Addr), length: C.uint32_t(s.Length), lkey: C.uint32_t(s.LKey)}
+			cs[k] = cSGE{addr: s.Addr, length: s.Length, lkey: s.LKey}
 			k++
 		}
 	}
-	var bad C.int
-	if rc := C.go_post_recv(qp, srq, &gs[0], C.int(len(gs)), &sges[0], &bad); rc != 0 {
-		return &PostError{Index: int(bad), Err: errOf(fmt.Sprintf("posting %d receives", len(wrs)), rc, nil).(*Error)}
+	if rc := cint(fastcall(fn, h, a.at(0), a.at(badOff))); rc != 0 {
+		return &PostError{Index: badIndex(bad[0], a.at(0), wrSize, len(wrs)),
+			Err: errnoErr(fmt.Sprintf("posting %d receives", len(wrs)), rc, 0).(*Error)}
 	}
 	return nil
 }

@@ -1,16 +1,12 @@
-//go:build linux && cgo
-
 package verbs
-
-/*
-#include "cverbs.h"
-*/
-import "C"
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -22,7 +18,7 @@ import (
 // PD is a protection domain (IBA 10.2.3).
 type PD struct {
 	ctx  *Context
-	pd   *C.struct_ibv_pd
+	pd   uintptr // struct ibv_pd *
 	node *node
 }
 
@@ -33,14 +29,14 @@ func (c *Context) AllocPD() (*PD, error) {
 	if c.node.closed {
 		return nil, &Error{Op: "allocating a PD", Err: ErrClosed}
 	}
-	p, err := C.ibv_alloc_pd(c.c)
-	if p == nil {
-		return nil, nullErr("allocating a PD on "+c.name, err)
+	p, errno := call(lib.allocPD, c.handle())
+	if p == 0 {
+		return nil, nullErr("allocating a PD on "+c.name, errno)
 	}
 	pd := &PD{ctx: c, pd: p}
 	pd.node = c.addNode(func() error {
-		if rc := C.ibv_dealloc_pd(p); rc != 0 {
-			return errOf("deallocating a PD", rc, nil)
+		if rc, errno := call(lib.deallocPD, p); rc != 0 {
+			return errnoErr("deallocating a PD", cint(rc), errno)
 		}
 		return nil
 	}, c.node)
@@ -50,30 +46,32 @@ func (c *Context) AllocPD() (*PD, error) {
 // Close closes everything made from the PD, then the PD.
 func (pd *PD) Close() error { return closeNode(pd.node) }
 
-// Access flags of MRs and QPs (IBA 10.6.3.1, 11.2.5: remote access rights).
+// Access flags of MRs and QPs (IBA 10.6.3.1, 11.2.5: remote access rights;
+// ibv_access_flags).
 type Access int
 
 const (
-	AccessLocalWrite   Access = C.IBV_ACCESS_LOCAL_WRITE
-	AccessRemoteWrite  Access = C.IBV_ACCESS_REMOTE_WRITE
-	AccessRemoteRead   Access = C.IBV_ACCESS_REMOTE_READ
-	AccessRemoteAtomic Access = C.IBV_ACCESS_REMOTE_ATOMIC
-	AccessMWBind       Access = C.IBV_ACCESS_MW_BIND
+	AccessLocalWrite   Access = 1 << 0
+	AccessRemoteWrite  Access = 1 << 1
+	AccessRemoteRead   Access = 1 << 2
+	AccessRemoteAtomic Access = 1 << 3
+	AccessMWBind       Access = 1 << 4
 )
 
-// MR is a registered memory region (IBA 10.6) over memory this package
-// mapped outside the Go heap.
+// MR is a registered memory region (IBA 10.6): memory this package mapped
+// (PD.AllocMR) or the caller's (PD.RegisterMR).
 type MR struct {
 	pd   *PD
-	mr   *C.struct_ibv_mr
+	mr   *cMR
 	buf  []byte
 	node *node
 	// Access is what the region was registered with.
 	Access Access
 }
 
-// AllocMR maps size bytes of zeroed, page-aligned memory and registers it
-// with the given access rights (ibv_reg_mr). Close deregisters and unmaps.
+// AllocMR maps size bytes of zeroed, page-aligned memory outside the Go
+// heap and registers it with the given access rights (ibv_reg_mr). Close
+// deregisters and unmaps.
 func (pd *PD) AllocMR(size int, access Access) (*MR, error) {
 	if size <= 0 {
 		return nil, &Error{Op: fmt.Sprintf("allocating an MR of %d bytes", size), Err: syscall.EINVAL}
@@ -82,52 +80,113 @@ func (pd *PD) AllocMR(size int, access Access) (*MR, error) {
 	if err != nil {
 		return nil, &Error{Op: fmt.Sprintf("mapping %d bytes for an MR", size), Err: err}
 	}
+	mr, err := pd.register(buf, access, func(*MR) error { return unix.Munmap(buf) }, nil)
+	if err != nil {
+		_ = unix.Munmap(buf)
+		return nil, err
+	}
+	return mr, nil
+}
+
+// pinnedMRs holds the pinners of caller buffers while they are
+// registered, so that a pinner is never garbage while it pins: an MR
+// whose Context is dropped without Close keeps its memory, as the adapter
+// still may write it.
+var pinnedMRs = struct {
+	sync.Mutex
+	m map[*MR]*runtime.Pinner
+}{m: map[*MR]*runtime.Pinner{}}
+
+// RegisterMR registers memory the caller owns (ibv_reg_mr, IBA 10.6.3.1
+// Register Memory Region): a slice of any origin, Go heap or a mapping of
+// the caller's. The rules:
+//
+//   - The region is buf, exactly: its address and length are what a peer
+//     names in RDMA and what SGEs of this MR may cover.
+//   - From RegisterMR until Close (of the MR, its PD or its Context) the MR
+//     keeps buf alive and, when it is Go memory, pinned (runtime.Pinner), so
+//     the garbage collector neither frees nor moves it while the adapter
+//     may read or write it. Dropping the MR without Close leaks the pin,
+//     never the memory's safety.
+//   - The adapter reads and writes buf behind Go's back: do not touch the
+//     bytes a posted work request uses until its completion is polled.
+//   - After Close the memory is the caller's again; the MR's Buf is nil.
+func (pd *PD) RegisterMR(buf []byte, access Access) (*MR, error) {
+	if len(buf) == 0 {
+		return nil, &Error{Op: "registering an MR over an empty buffer", Err: syscall.EINVAL}
+	}
+	p := new(runtime.Pinner)
+	p.Pin(&buf[0])
+	mr, err := pd.register(buf, access, func(mr *MR) error {
+		pinnedMRs.Lock()
+		delete(pinnedMRs.m, mr)
+		pinnedMRs.Unlock()
+		p.Unpin()
+		return nil
+	}, func(mr *MR) {
+		pinnedMRs.Lock()
+		pinnedMRs.m[mr] = p
+		pinnedMRs.Unlock()
+	})
+	if err != nil {
+		p.Unpin()
+		return nil, err
+	}
+	return mr, nil
+}
+
+// register registers buf. registered runs, when not nil, once the MR
+// exists, under the context lock; release runs after deregistration.
+func (pd *PD) register(buf []byte, access Access, release func(*MR) error, registered func(*MR)) (*MR, error) {
 	c := pd.ctx
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if pd.node.closed {
-		_ = unix.Munmap(buf)
 		return nil, &Error{Op: "registering an MR", Err: ErrClosed}
 	}
-	m, cerr := C.go_reg_mr(pd.pd, unsafe.Pointer(&buf[0]), C.size_t(size), C.int(access))
-	if m == nil {
-		_ = unix.Munmap(buf)
-		return nil, nullErr(fmt.Sprintf("registering an MR of %d bytes", size), cerr)
+	m, errno := call(lib.regMR, pd.pd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(access))
+	if m == 0 {
+		return nil, nullErr(fmt.Sprintf("registering an MR of %d bytes", len(buf)), errno)
 	}
-	mr := &MR{pd: pd, mr: m, buf: buf, Access: access}
+	mr := &MR{pd: pd, mr: at[cMR](m), buf: buf, Access: access}
 	mr.node = c.addNode(func() error {
-		var errs []error
-		if rc := C.ibv_dereg_mr(m); rc != 0 {
-			errs = append(errs, errOf("deregistering an MR", rc, nil))
-		}
-		if err := unix.Munmap(buf); err != nil {
-			errs = append(errs, &Error{Op: "unmapping an MR", Err: err})
-		}
 		mr.buf = nil
-		return errors.Join(errs...)
+		if rc, errno := call(lib.deregMR, m); rc != 0 {
+			// Still registered: the adapter may write the memory, so it
+			// stays mapped and pinned.
+			return errnoErr("deregistering an MR", cint(rc), errno)
+		}
+		if err := release(mr); err != nil {
+			return &Error{Op: "releasing an MR's memory", Err: err}
+		}
+		return nil
 	}, pd.node)
+	if registered != nil {
+		registered(mr)
+	}
 	return mr, nil
 }
 
-// Buf is the region's memory; it is invalid after Close.
+// Buf is the region's memory; it is nil after Close.
 func (m *MR) Buf() []byte { return m.buf }
 
 // Addr is the region's virtual address, as a peer names it in RDMA.
-func (m *MR) Addr() uint64 { return uint64(uintptr(unsafe.Pointer(m.mr.addr))) }
+func (m *MR) Addr() uint64 { return uint64(m.mr.addr) }
 
 // Len is the region's length.
 func (m *MR) Len() int { return int(m.mr.length) }
 
 // LKey and RKey are the region's keys (IBA 10.6.3.4).
-func (m *MR) LKey() uint32 { return uint32(m.mr.lkey) }
-func (m *MR) RKey() uint32 { return uint32(m.mr.rkey) }
+func (m *MR) LKey() uint32 { return m.mr.lkey }
+func (m *MR) RKey() uint32 { return m.mr.rkey }
 
 // SGE is the scatter/gather element for n bytes at offset off.
 func (m *MR) SGE(off, n int) SGE {
 	return SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), LKey: m.LKey()}
 }
 
-// Close deregisters the region and unmaps its memory.
+// Close deregisters the region and unmaps its memory (AllocMR) or gives
+// it back to the caller (RegisterMR).
 func (m *MR) Close() error { return closeNode(m.node) }
 
 // SGE is a scatter/gather element (IBA 11.4.1.1).
@@ -142,7 +201,7 @@ type SGE struct {
 // completion event handler).
 type CompChannel struct {
 	ctx  *Context
-	ch   *C.struct_ibv_comp_channel
+	ch   *cCompChannel
 	node *node
 }
 
@@ -153,18 +212,19 @@ func (c *Context) CreateCompChannel() (*CompChannel, error) {
 	if c.node.closed {
 		return nil, &Error{Op: "creating a completion channel", Err: ErrClosed}
 	}
-	ch, err := C.ibv_create_comp_channel(c.c)
-	if ch == nil {
-		return nil, nullErr("creating a completion channel on "+c.name, err)
+	h, errno := call(lib.createCompChannel, c.handle())
+	if h == 0 {
+		return nil, nullErr("creating a completion channel on "+c.name, errno)
 	}
-	if rc := C.go_set_nonblock(ch.fd); rc != 0 {
-		C.ibv_destroy_comp_channel(ch)
-		return nil, errOf("making a completion channel non-blocking", rc, nil)
+	ch := at[cCompChannel](h)
+	if err := unix.SetNonblock(int(ch.fd), true); err != nil {
+		call(lib.destroyCompChannel, h)
+		return nil, &Error{Op: "making a completion channel non-blocking", Err: err}
 	}
 	cc := &CompChannel{ctx: c, ch: ch}
 	cc.node = c.addNode(func() error {
-		if rc := C.ibv_destroy_comp_channel(ch); rc != 0 {
-			return errOf("destroying a completion channel", rc, nil)
+		if rc, errno := call(lib.destroyCompChannel, h); rc != 0 {
+			return errnoErr("destroying a completion channel", cint(rc), errno)
 		}
 		return nil
 	}, c.node)
@@ -183,11 +243,12 @@ func (cc *CompChannel) Wait(ctx context.Context) (*CQ, error) {
 			return nil, err
 		}
 		fd := int(cc.ch.fd)
-		var cq *C.struct_ibv_cq
-		rc := C.go_get_cq_event(cc.ch, &cq)
+		var cq, cqCtx uintptr
+		rc, errno := call(lib.getCQEvent, addr(cc.ch), uintptr(unsafe.Pointer(&cq)), uintptr(unsafe.Pointer(&cqCtx)))
 		var got *CQ
 		if rc == 0 {
-			got, _ = cc.ctx.objects[unsafe.Pointer(cq)].(*CQ)
+			call(lib.ackCQEvents, cq, 1)
+			got, _ = cc.ctx.objects[cq].(*CQ)
 		}
 		release()
 		switch {
@@ -195,8 +256,8 @@ func (cc *CompChannel) Wait(ctx context.Context) (*CQ, error) {
 			return got, nil
 		case rc == 0:
 			continue // a CQ closed since
-		case rc != C.EAGAIN:
-			return nil, errOf("reading a completion event", rc, nil)
+		case errno != syscall.EAGAIN:
+			return nil, errnoErr("reading a completion event", cint(rc), errno)
 		}
 		if err := waitFD(ctx, fd); err != nil {
 			return nil, fmt.Errorf("waiting for a completion event: %w", err)
@@ -204,12 +265,18 @@ func (cc *CompChannel) Wait(ctx context.Context) (*CQ, error) {
 	}
 }
 
+// maxPoll is the most completions one Poll takes.
+const maxPoll = 64
+
 // CQ is a completion queue (IBA 11.2.8).
 type CQ struct {
 	ctx     *Context
-	cq      *C.struct_ibv_cq
+	cq      *cCQ
 	channel *CompChannel
 	node    *node
+
+	pollMu sync.Mutex
+	wcs    arena // maxPoll struct ibv_wc for ibv_poll_cq
 }
 
 // CreateCQ creates a CQ of at least cqe entries; with a channel, its
@@ -220,23 +287,32 @@ func (c *Context) CreateCQ(cqe int, channel *CompChannel) (*CQ, error) {
 	if c.node.closed || (channel != nil && channel.node.closed) {
 		return nil, &Error{Op: "creating a CQ", Err: ErrClosed}
 	}
-	var ch *C.struct_ibv_comp_channel
+	var ch uintptr
 	var chNode *node
 	if channel != nil {
-		ch, chNode = channel.ch, channel.node
+		ch, chNode = addr(channel.ch), channel.node
 	}
-	q, err := C.ibv_create_cq(c.c, C.int(cqe), nil, ch, 0)
-	if q == nil {
-		return nil, nullErr(fmt.Sprintf("creating a CQ of %d entries on %s", cqe, c.name), err)
+	cq := &CQ{ctx: c, channel: channel}
+	if err := cq.wcs.ensure(maxPoll * int(unsafe.Sizeof(cWC{}))); err != nil {
+		return nil, &Error{Op: "mapping a CQ's completion buffer", Err: err}
 	}
-	cq := &CQ{ctx: c, cq: q, channel: channel}
-	c.register(unsafe.Pointer(q), cq)
+	q, errno := call(lib.createCQ, c.handle(), uintptr(cqe), 0, ch, 0)
+	if q == 0 {
+		_ = cq.wcs.free()
+		return nil, nullErr(fmt.Sprintf("creating a CQ of %d entries on %s", cqe, c.name), errno)
+	}
+	cq.cq = at[cCQ](q)
+	c.register(q, cq)
 	cq.node = c.addNode(func() error {
-		c.unregister(unsafe.Pointer(q))
-		if rc := C.ibv_destroy_cq(q); rc != 0 {
-			return errOf("destroying a CQ", rc, nil)
+		c.unregister(q)
+		var errs []error
+		if rc, errno := call(lib.destroyCQ, q); rc != 0 {
+			errs = append(errs, errnoErr("destroying a CQ", cint(rc), errno))
 		}
-		return nil
+		if err := cq.wcs.free(); err != nil {
+			errs = append(errs, &Error{Op: "unmapping a CQ's completion buffer", Err: err})
+		}
+		return errors.Join(errs...)
 	}, c.node, chNode)
 	return cq, nil
 }
@@ -255,12 +331,13 @@ func (cq *CQ) ReqNotify(solicitedOnly bool) error {
 		return err
 	}
 	defer release()
-	s := C.int(0)
+	var s uintptr
 	if solicitedOnly {
 		s = 1
 	}
-	if rc := C.go_req_notify_cq(cq.cq, s); rc != 0 {
-		return errOf("arming a CQ", rc, nil)
+	// ibv_req_notify_cq, as verbs.h inlines it: cq->context->ops.req_notify_cq.
+	if rc := cint(fastcall(cq.ctx.reqNotifyCQ, addr(cq.cq), s)); rc != 0 {
+		return errnoErr("arming a CQ", rc, 0)
 	}
 	return nil
 }
@@ -272,8 +349,8 @@ func (cq *CQ) Resize(cqe int) error {
 		return err
 	}
 	defer release()
-	if rc := C.ibv_resize_cq(cq.cq, C.int(cqe)); rc != 0 {
-		return errOf(fmt.Sprintf("resizing a CQ to %d", cqe), rc, nil)
+	if rc, errno := call(lib.resizeCQ, addr(cq.cq), uintptr(cqe)); rc != 0 {
+		return errnoErr(fmt.Sprintf("resizing a CQ to %d", cqe), cint(rc), errno)
 	}
 	return nil
 }
@@ -290,21 +367,34 @@ func (cq *CQ) Poll(wcs []WC) (int, error) {
 		return 0, err
 	}
 	defer release()
-	var buf [64]C.struct_go_wc
-	n := C.go_poll_cq(cq.cq, C.int(min(len(wcs), len(buf))), &buf[0])
+	cq.pollMu.Lock()
+	defer cq.pollMu.Unlock()
+	want := min(len(wcs), maxPoll)
+	// ibv_poll_cq, as verbs.h inlines it: cq->context->ops.poll_cq.
+	n := cint(fastcall(cq.ctx.pollCQ, addr(cq.cq), uintptr(want), cq.wcs.at(0)))
 	if n < 0 {
-		return 0, errOf("polling a CQ", n, nil)
+		return 0, errnoErr("polling a CQ", n, 0)
 	}
-	for i := 0; i < int(n); i++ {
-		g := &buf[i]
-		wcs[i] = WC{
-			ID: uint64(g.wr_id), Status: WCStatus(g.status), Opcode: WCOpcode(g.opcode), VendorErr: uint32(g.vendor_err),
-			ByteLen: uint32(g.byte_len), Imm: uint32(g.imm), QPNum: uint32(g.qp_num), SrcQP: uint32(g.src_qp),
-			Flags: WCFlags(g.wc_flags), PKeyIndex: uint16(g.pkey_index), SLID: uint16(g.slid), SL: uint8(g.sl),
-			DLIDPathBits: uint8(g.dlid_path_bits),
-		}
+	got := unsafe.Slice((*cWC)(unsafe.Pointer(&cq.wcs.b[0])), n)
+	for i := range got {
+		wcs[i] = wcFromC(&got[i])
 	}
-	return int(n), nil
+	return n, nil
+}
+
+func wcFromC(g *cWC) WC {
+	return WC{
+		ID: g.wrID, Status: WCStatus(g.status), Opcode: WCOpcode(g.opcode), VendorErr: g.vendorErr,
+		ByteLen: g.byteLen, Imm: binary.BigEndian.Uint32(g.imm[:]), QPNum: g.qpNum, SrcQP: g.srcQP,
+		Flags: WCFlags(g.wcFlags), PKeyIndex: g.pkeyIndex, SLID: g.slid, SL: g.sl, DLIDPathBits: g.dlidPathBits,
+	}
+}
+
+func (w *WC) toC(g *cWC) {
+	*g = cWC{wrID: w.ID, status: uint32(w.Status), opcode: uint32(w.Opcode), vendorErr: w.VendorErr,
+		byteLen: w.ByteLen, qpNum: w.QPNum, srcQP: w.SrcQP, wcFlags: uint32(w.Flags), pkeyIndex: w.PKeyIndex,
+		slid: w.SLID, sl: w.SL, dlidPathBits: w.DLIDPathBits}
+	binary.BigEndian.PutUint32(g.imm[:], w.Imm)
 }
 
 // Wait polls the CQ until it has completions or ctx ends: with a channel it
@@ -338,29 +428,53 @@ func (cq *CQ) Wait(ctx context.Context, wcs []WC) (int, error) {
 type WCStatus int
 
 const (
-	WCSuccess      WCStatus = C.IBV_WC_SUCCESS
-	WCLocLenErr    WCStatus = C.IBV_WC_LOC_LEN_ERR
-	WCLocProtErr   WCStatus = C.IBV_WC_LOC_PROT_ERR
-	WCWRFlushErr   WCStatus = C.IBV_WC_WR_FLUSH_ERR
-	WCRemAccessErr WCStatus = C.IBV_WC_REM_ACCESS_ERR
-	WCRetryExcErr  WCStatus = C.IBV_WC_RETRY_EXC_ERR
-	WCRNRRetryErr  WCStatus = C.IBV_WC_RNR_RETRY_EXC_ERR
-	WCRemInvReqErr WCStatus = C.IBV_WC_REM_INV_REQ_ERR
+	WCSuccess      WCStatus = 0
+	WCLocLenErr    WCStatus = 1
+	WCLocQPOpErr   WCStatus = 2
+	WCLocProtErr   WCStatus = 4
+	WCWRFlushErr   WCStatus = 5
+	WCMWBindErr    WCStatus = 6
+	WCBadRespErr   WCStatus = 7
+	WCLocAccessErr WCStatus = 8
+	WCRemInvReqErr WCStatus = 9
+	WCRemAccessErr WCStatus = 10
+	WCRemOpErr     WCStatus = 11
+	WCRetryExcErr  WCStatus = 12
+	WCRNRRetryErr  WCStatus = 13
+	WCFatalErr     WCStatus = 19
+	WCGeneralErr   WCStatus = 21
 )
 
-func (s WCStatus) String() string { return C.GoString(C.ibv_wc_status_str(C.enum_ibv_wc_status(s))) }
+// wcStatusNames are ibv_wc_status_str's names, by status.
+var wcStatusNames = [...]string{
+	"success", "local length error", "local QP operation error", "local EE context operation error",
+	"local protection error", "Work Request Flushed Error", "memory management operation error",
+	"bad response error", "local access error", "remote invalid request error", "remote access error",
+	"remote operation error", "transport retry counter exceeded", "RNR retry counter exceeded",
+	"local RDD violation error", "remote invalid RD request", "aborted error", "invalid EE context number",
+	"invalid EE context state", "fatal error", "response timeout error", "general error", "TM error",
+	"TM software rendezvous",
+}
+
+// String names the status as ibv_wc_status_str does.
+func (s WCStatus) String() string {
+	if s >= 0 && int(s) < len(wcStatusNames) {
+		return wcStatusNames[s]
+	}
+	return "unknown"
+}
 
 // WCOpcode is what completed (ibv_wc_opcode).
 type WCOpcode int
 
 const (
-	WCSend            WCOpcode = C.IBV_WC_SEND
-	WCRDMAWrite       WCOpcode = C.IBV_WC_RDMA_WRITE
-	WCRDMARead        WCOpcode = C.IBV_WC_RDMA_READ
-	WCCompSwap        WCOpcode = C.IBV_WC_COMP_SWAP
-	WCFetchAdd        WCOpcode = C.IBV_WC_FETCH_ADD
-	WCRecv            WCOpcode = C.IBV_WC_RECV
-	WCRecvRDMAWithImm WCOpcode = C.IBV_WC_RECV_RDMA_WITH_IMM
+	WCSend            WCOpcode = 0
+	WCRDMAWrite       WCOpcode = 1
+	WCRDMARead        WCOpcode = 2
+	WCCompSwap        WCOpcode = 3
+	WCFetchAdd        WCOpcode = 4
+	WCRecv            WCOpcode = 1 << 7
+	WCRecvRDMAWithImm WCOpcode = WCRecv + 1
 )
 
 func (o WCOpcode) String() string {
@@ -387,8 +501,8 @@ func (o WCOpcode) String() string {
 type WCFlags int
 
 const (
-	WCWithGRH WCFlags = C.IBV_WC_GRH
-	WCWithImm WCFlags = C.IBV_WC_WITH_IMM
+	WCWithGRH WCFlags = 1 << 0
+	WCWithImm WCFlags = 1 << 1
 )
 
 // WC is a work completion (IBA 11.4.2.1).
@@ -431,9 +545,12 @@ type AHAttr struct {
 	DLID        uint16
 	SL          uint8
 	SrcPathBits uint8
-	StaticRate  uint8
-	PortNum     uint8
-	GRH         *GlobalRoute
+	// StaticRate is the injection rate limit, in the IBA's rate codes
+	// (PathRecord:Rate, iba.Rate; 0 for the port's rate), which are
+	// libibverbs' enum ibv_rate.
+	StaticRate uint8
+	PortNum    uint8
+	GRH        *GlobalRoute
 }
 
 // GlobalRoute is the GRH part of an address vector.
@@ -445,29 +562,19 @@ type GlobalRoute struct {
 	TrafficClass uint8
 }
 
-func (a *AHAttr) toC(out *C.struct_ibv_ah_attr) {
-	*out = C.struct_ibv_ah_attr{}
-	out.dlid = C.uint16_t(a.DLID)
-	out.sl = C.uint8_t(a.SL)
-	out.src_path_bits = C.uint8_t(a.SrcPathBits)
-	out.static_rate = C.uint8_t(a.StaticRate)
-	out.port_num = C.uint8_t(a.PortNum)
+func (a *AHAttr) toC(out *cAHAttr) {
+	*out = cAHAttr{dlid: a.DLID, sl: a.SL, srcPathBits: a.SrcPathBits, staticRate: a.StaticRate, portNum: a.PortNum}
 	if g := a.GRH; g != nil {
-		out.is_global = 1
-		*(*[16]byte)(unsafe.Pointer(&out.grh.dgid)) = g.DGID
-		out.grh.flow_label = C.uint32_t(g.FlowLabel)
-		out.grh.sgid_index = C.uint8_t(g.SGIDIndex)
-		out.grh.hop_limit = C.uint8_t(g.HopLimit)
-		out.grh.traffic_class = C.uint8_t(g.TrafficClass)
+		out.isGlobal = 1
+		out.grh = cGlobalRoute{dgid: g.DGID, flowLabel: g.FlowLabel, sgidIndex: g.SGIDIndex, hopLimit: g.HopLimit, trafficClass: g.TrafficClass}
 	}
 }
 
-func ahFromC(in *C.struct_ibv_ah_attr) AHAttr {
-	a := AHAttr{DLID: uint16(in.dlid), SL: uint8(in.sl), SrcPathBits: uint8(in.src_path_bits),
-		StaticRate: uint8(in.static_rate), PortNum: uint8(in.port_num)}
-	if in.is_global != 0 {
-		a.GRH = &GlobalRoute{DGID: *(*[16]byte)(unsafe.Pointer(&in.grh.dgid)), FlowLabel: uint32(in.grh.flow_label),
-			SGIDIndex: uint8(in.grh.sgid_index), HopLimit: uint8(in.grh.hop_limit), TrafficClass: uint8(in.grh.traffic_class)}
+func ahFromC(in *cAHAttr) AHAttr {
+	a := AHAttr{DLID: in.dlid, SL: in.sl, SrcPathBits: in.srcPathBits, StaticRate: in.staticRate, PortNum: in.portNum}
+	if in.isGlobal != 0 {
+		g := &in.grh
+		a.GRH = &GlobalRoute{DGID: g.dgid, FlowLabel: g.flowLabel, SGIDIndex: g.sgidIndex, HopLimit: g.hopLimit, TrafficClass: g.trafficClass}
 	}
 	return a
 }
@@ -475,7 +582,7 @@ func ahFromC(in *C.struct_ibv_ah_attr) AHAttr {
 // AH is an address handle (IBA 10.2.2) for UD sends.
 type AH struct {
 	pd   *PD
-	ah   *C.struct_ibv_ah
+	ah   uintptr // struct ibv_ah *
 	node *node
 	Attr AHAttr
 }
@@ -488,16 +595,16 @@ func (pd *PD) CreateAH(attr AHAttr) (*AH, error) {
 	if pd.node.closed {
 		return nil, &Error{Op: "creating an AH", Err: ErrClosed}
 	}
-	var ca C.struct_ibv_ah_attr
+	var ca cAHAttr
 	attr.toC(&ca)
-	h, err := C.ibv_create_ah(pd.pd, &ca)
-	if h == nil {
-		return nil, nullErr(fmt.Sprintf("creating an AH to LID %d GRH %v", attr.DLID, attr.GRH), err)
+	h, errno := call(lib.createAH, pd.pd, uintptr(unsafe.Pointer(&ca)))
+	if h == 0 {
+		return nil, nullErr(fmt.Sprintf("creating an AH to LID %d GRH %v", attr.DLID, attr.GRH), errno)
 	}
 	ah := &AH{pd: pd, ah: h, Attr: attr}
 	ah.node = c.addNode(func() error {
-		if rc := C.ibv_destroy_ah(h); rc != 0 {
-			return errOf("destroying an AH", rc, nil)
+		if rc, errno := call(lib.destroyAH, h); rc != 0 {
+			return errnoErr("destroying an AH", cint(rc), errno)
 		}
 		return nil
 	}, pd.node)
@@ -519,8 +626,11 @@ type SRQAttr struct {
 // SRQ is a shared receive queue (IBA 10.2.9).
 type SRQ struct {
 	pd   *PD
-	srq  *C.struct_ibv_srq
+	srq  uintptr // struct ibv_srq *
 	node *node
+
+	postMu sync.Mutex
+	wrs    arena // receive WR lists for ibv_post_srq_recv
 }
 
 // CreateSRQ creates a shared receive queue.
@@ -531,22 +641,23 @@ func (pd *PD) CreateSRQ(attr SRQAttr) (*SRQ, error) {
 	if pd.node.closed {
 		return nil, &Error{Op: "creating an SRQ", Err: ErrClosed}
 	}
-	var init C.struct_ibv_srq_init_attr
-	init.attr.max_wr = C.uint32_t(attr.MaxWR)
-	init.attr.max_sge = C.uint32_t(attr.MaxSGE)
-	init.attr.srq_limit = C.uint32_t(attr.Limit)
-	s, err := C.ibv_create_srq(pd.pd, &init)
-	if s == nil {
-		return nil, nullErr(fmt.Sprintf("creating an SRQ of %d WRs", attr.MaxWR), err)
+	init := cSRQInitAttr{attr: cSRQAttr{maxWR: uint32(attr.MaxWR), maxSGE: uint32(attr.MaxSGE), srqLimit: uint32(attr.Limit)}}
+	s, errno := call(lib.createSRQ, pd.pd, uintptr(unsafe.Pointer(&init)))
+	if s == 0 {
+		return nil, nullErr(fmt.Sprintf("creating an SRQ of %d WRs", attr.MaxWR), errno)
 	}
 	srq := &SRQ{pd: pd, srq: s}
-	c.register(unsafe.Pointer(s), srq)
+	c.register(s, srq)
 	srq.node = c.addNode(func() error {
-		c.unregister(unsafe.Pointer(s))
-		if rc := C.ibv_destroy_srq(s); rc != 0 {
-			return errOf("destroying an SRQ", rc, nil)
+		c.unregister(s)
+		var errs []error
+		if rc, errno := call(lib.destroySRQ, s); rc != 0 {
+			errs = append(errs, errnoErr("destroying an SRQ", cint(rc), errno))
 		}
-		return nil
+		if err := srq.wrs.free(); err != nil {
+			errs = append(errs, &Error{Op: "unmapping an SRQ's work request buffer", Err: err})
+		}
+		return errors.Join(errs...)
 	}, pd.node)
 	return srq, nil
 }
@@ -561,12 +672,15 @@ func (s *SRQ) Query() (SRQAttr, error) {
 		return SRQAttr{}, err
 	}
 	defer release()
-	var a C.struct_ibv_srq_attr
-	if rc := C.ibv_query_srq(s.srq, &a); rc != 0 {
-		return SRQAttr{}, errOf("querying an SRQ", rc, nil)
+	var a cSRQAttr
+	if rc, errno := call(lib.querySRQ, s.srq, uintptr(unsafe.Pointer(&a))); rc != 0 {
+		return SRQAttr{}, errnoErr("querying an SRQ", cint(rc), errno)
 	}
-	return SRQAttr{MaxWR: int(a.max_wr), MaxSGE: int(a.max_sge), Limit: int(a.srq_limit)}, nil
+	return SRQAttr{MaxWR: int(a.maxWR), MaxSGE: int(a.maxSGE), Limit: int(a.srqLimit)}, nil
 }
+
+// srqLimitMask is IBV_SRQ_LIMIT of enum ibv_srq_attr_mask.
+const srqLimitMask = 1 << 1
 
 // SetLimit arms the SRQ limit event at limit WRs (IBA 11.2.3.3 Modify SRQ).
 func (s *SRQ) SetLimit(limit int) error {
@@ -575,10 +689,9 @@ func (s *SRQ) SetLimit(limit int) error {
 		return err
 	}
 	defer release()
-	var a C.struct_ibv_srq_attr
-	a.srq_limit = C.uint32_t(limit)
-	if rc := C.ibv_modify_srq(s.srq, &a, C.IBV_SRQ_LIMIT); rc != 0 {
-		return errOf(fmt.Sprintf("setting an SRQ's limit to %d", limit), rc, nil)
+	a := cSRQAttr{srqLimit: uint32(limit)}
+	if rc, errno := call(lib.modifySRQ, s.srq, uintptr(unsafe.Pointer(&a)), srqLimitMask); rc != 0 {
+		return errnoErr(fmt.Sprintf("setting an SRQ's limit to %d", limit), cint(rc), errno)
 	}
 	return nil
 }
@@ -590,5 +703,8 @@ func (s *SRQ) PostRecv(wrs ...RecvWR) error {
 		return err
 	}
 	defer release()
-	return postRecv(nil, s.srq, wrs)
+	s.postMu.Lock()
+	defer s.postMu.Unlock()
+	// ibv_post_srq_recv, as verbs.h inlines it: srq->context->ops.post_srq_recv.
+	return postRecv(s.pd.ctx.postSRQRecv, s.srq, &s.wrs, wrs)
 }

@@ -1,17 +1,12 @@
-//go:build linux && cgo
-
 package verbs
-
-/*
-#cgo LDFLAGS: -libverbs
-#include "cverbs.h"
-*/
-import "C"
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -22,43 +17,13 @@ import (
 	"github.com/rdmakit/rdmakit/iba"
 )
 
-// Error is a failed verb: the operation and the errno libibverbs gave.
-type Error struct {
-	Op  string
-	Err error // a syscall.Errno
+// Available reports whether libibverbs can be used here: nil, or an error
+// matching ErrNotAvailable that says what to install. The library is
+// loaded on the first call of this or of Devices or Open.
+func Available() error {
+	_, err := load()
+	return err
 }
-
-func (e *Error) Error() string { return "verbs: " + e.Op + ": " + e.Err.Error() }
-
-// Unwrap gives the errno, for errors.Is(err, syscall.EINVAL).
-func (e *Error) Unwrap() error { return e.Err }
-
-// ErrClosed is matched by operations on a closed resource.
-var ErrClosed = errors.New("verbs: resource closed")
-
-// errOf turns a libibverbs failure into an *Error: rc is a returned errno
-// (positive, or negative as some providers give it), cerr the errno cgo
-// captured.
-func errOf(op string, rc C.int, cerr error) error { return errnoErr(op, int(rc), cerr) }
-
-func errnoErr(op string, rc int, cerr error) error {
-	var no syscall.Errno
-	switch {
-	case rc > 0:
-		no = syscall.Errno(rc)
-	case rc < 0 && rc != -1:
-		no = syscall.Errno(-rc)
-	default:
-		if errors.As(cerr, &no) && no != 0 {
-			break
-		}
-		no = syscall.EIO
-	}
-	return &Error{Op: op, Err: no}
-}
-
-// nullErr is errOf for functions that return NULL and set errno.
-func nullErr(op string, cerr error) error { return errOf(op, -1, cerr) }
 
 // node is one resource in a Context's ownership graph. Closing a node
 // first closes its dependents (what was made from it or uses it), newest
@@ -137,103 +102,150 @@ type DeviceInfo struct {
 	Transport string
 }
 
+// deviceList runs ibv_get_device_list; the caller frees the list. No
+// kernel RDMA support (ENOSYS) is an empty list.
+func deviceList(s *symbols) (list uintptr, devs []uintptr, err error) {
+	var n int32
+	r, errno := call(s.getDeviceList, uintptr(unsafe.Pointer(&n)))
+	if r == 0 {
+		if errno == syscall.ENOSYS {
+			return 0, nil, nil
+		}
+		return 0, nil, nullErr("listing devices", errno)
+	}
+	return r, unsafe.Slice(at[uintptr](r), int(n)), nil
+}
+
+func deviceName(s *symbols, d uintptr) string {
+	r, _ := call(s.getDeviceName, d)
+	return goString(r, 64)
+}
+
 // Devices lists the RDMA devices with a user-space driver
 // (ibv_get_device_list). No devices is an empty list, not an error.
 func Devices() ([]DeviceInfo, error) {
-	var n C.int
-	list, err := C.ibv_get_device_list(&n)
-	if list == nil {
-		if errors.Is(err, syscall.ENOSYS) {
-			return nil, nil // no RDMA support in this kernel
-		}
-		return nil, nullErr("listing devices", err)
+	s, err := load()
+	if err != nil {
+		return nil, err
 	}
-	defer C.ibv_free_device_list(list)
-	devs := unsafe.Slice(list, int(n))
+	list, devs, err := deviceList(s)
+	if err != nil || list == 0 {
+		return nil, err
+	}
+	defer call(s.freeDeviceList, list)
 	out := make([]DeviceInfo, 0, len(devs))
 	for _, d := range devs {
+		g, _ := call(s.getDeviceGUID, d)
 		out = append(out, DeviceInfo{
-			Name:      C.GoString(C.ibv_get_device_name(d)),
-			NodeGUID:  iba.GUID(be64(uint64(C.ibv_get_device_guid(d)))),
-			Transport: transportName(d.transport_type),
+			Name:      deviceName(s, d),
+			NodeGUID:  iba.GUID(be64(uint64(g))),
+			Transport: transportName(at[cDevice](d).transportType),
 		})
 	}
 	return out, nil
 }
 
-func transportName(t C.enum_ibv_transport_type) string {
+func transportName(t int32) string {
 	switch t {
-	case C.IBV_TRANSPORT_IB:
+	case transportIB:
 		return "InfiniBand"
-	case C.IBV_TRANSPORT_IWARP:
+	case transportIWARP:
 		return "iWARP"
-	case C.IBV_TRANSPORT_USNIC, C.IBV_TRANSPORT_USNIC_UDP:
+	case transportUSNIC, transportUSNICUDP:
 		return "usNIC"
-	case C.IBV_TRANSPORT_UNSPECIFIED:
+	case transportUnspecified:
 		return "unspecified"
 	}
-	return fmt.Sprintf("transport %d", int(t))
+	return fmt.Sprintf("transport %d", t)
 }
 
-// be64 swaps a big-endian value read as host order (x86, arm64: little).
+// be64 reads a big-endian value that was loaded as a host-order word.
 func be64(v uint64) uint64 {
 	var b [8]byte
-	*(*uint64)(unsafe.Pointer(&b[0])) = v
-	return uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
-		uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
+	binary.NativeEndian.PutUint64(b[:], v)
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // Context is an open device (ibv_context): the root of every resource made
 // on it.
 type Context struct {
 	mu   sync.RWMutex
-	c    *C.struct_ibv_context
+	c    *cContext
 	name string
 	node *node
 
+	// The data path verbs of the device's provider (ibv_context_ops), as
+	// verbs.h's inlines call them.
+	postSend, postRecv, postSRQRecv, pollCQ, reqNotifyCQ uintptr
+
 	// objects maps C handles to their Go values, for async events.
-	objects map[unsafe.Pointer]any
+	objects map[uintptr]any
 }
 
 // Open opens the named device ("" opens the first one).
 func Open(name string) (*Context, error) {
-	var n C.int
-	list, err := C.ibv_get_device_list(&n)
-	if list == nil {
-		if errors.Is(err, syscall.ENOSYS) {
-			return nil, &Error{Op: fmt.Sprintf("opening %q: no RDMA devices (the kernel has no RDMA support)", name), Err: syscall.ENODEV}
-		}
-		return nil, nullErr("listing devices", err)
+	s, err := load()
+	if err != nil {
+		return nil, err
 	}
-	defer C.ibv_free_device_list(list)
+	list, devs, err := deviceList(s)
+	if err != nil {
+		return nil, err
+	}
+	if list != 0 {
+		defer call(s.freeDeviceList, list)
+	}
 	var names []string
-	for _, d := range unsafe.Slice(list, int(n)) {
-		dn := C.GoString(C.ibv_get_device_name(d))
+	for _, d := range devs {
+		dn := deviceName(s, d)
 		names = append(names, dn)
 		if name != "" && dn != name {
 			continue
 		}
-		ctx, err := C.ibv_open_device(d)
-		if ctx == nil {
-			return nil, nullErr("opening "+dn, err)
+		r, errno := call(s.openDevice, d)
+		if r == 0 {
+			return nil, nullErr("opening "+dn, errno)
 		}
-		c := &Context{c: ctx, name: dn, objects: map[unsafe.Pointer]any{}}
+		cc := at[cContext](r)
+		c := &Context{c: cc, name: dn, objects: map[uintptr]any{},
+			postSend: cc.ops.postSend, postRecv: cc.ops.postRecv, postSRQRecv: cc.ops.postSRQRecv,
+			pollCQ: cc.ops.pollCQ, reqNotifyCQ: cc.ops.reqNotifyCQ}
 		c.node = &node{root: c, destroy: func() error {
-			if rc := C.ibv_close_device(ctx); rc != 0 {
-				return errOf("closing "+dn, rc, nil)
+			if rc, errno := call(s.closeDevice, r); rc != 0 {
+				return errnoErr("closing "+dn, cint(rc), errno)
 			}
 			return nil
 		}}
-		if rc := C.go_set_nonblock(ctx.async_fd); rc != 0 {
-			C.ibv_close_device(ctx)
-			return nil, errOf("making the async event file of "+dn+" non-blocking", rc, nil)
+		if err := unix.SetNonblock(int(cc.asyncFD), true); err != nil {
+			call(s.closeDevice, r)
+			return nil, &Error{Op: "making the async event file of " + dn + " non-blocking", Err: err}
 		}
 		return c, nil
 	}
-	if name == "" {
-		return nil, &Error{Op: "opening the first device", Err: syscall.ENODEV}
+	return nil, noDevice(name, names)
+}
+
+// noDevice is Open's error when no device matched: ENODEV, naming the
+// devices there are. When libibverbs sees none but the kernel has some,
+// the provider (the device's user-space driver) is missing.
+func noDevice(name string, names []string) error {
+	what := "opening the first device"
+	if name != "" {
+		what = fmt.Sprintf("opening %s (devices: %v)", name, names)
 	}
-	return nil, &Error{Op: fmt.Sprintf("opening %s (devices: %v)", name, names), Err: syscall.ENODEV}
+	if len(names) == 0 {
+		if ents, err := os.ReadDir("/sys/class/infiniband"); err == nil && len(ents) > 0 {
+			var k []string
+			for _, e := range ents {
+				k = append(k, e.Name())
+			}
+			what += fmt.Sprintf(": the kernel has %s but libibverbs has no provider for them (install ibverbs-providers, or the device's rdma-core provider)",
+				strings.Join(k, ", "))
+		} else {
+			what += ": no RDMA devices"
+		}
+	}
+	return &Error{Op: what, Err: syscall.ENODEV}
 }
 
 // Name is the device's name.
@@ -242,11 +254,11 @@ func (c *Context) Name() string { return c.name }
 // Close closes every resource made on the device, then the device.
 func (c *Context) Close() error { return closeNode(c.node) }
 
-func (c *Context) register(h unsafe.Pointer, v any) {
-	c.objects[h] = v
-}
+func (c *Context) handle() uintptr { return addr(c.c) }
 
-func (c *Context) unregister(h unsafe.Pointer) { delete(c.objects, h) }
+func (c *Context) register(h uintptr, v any) { c.objects[h] = v }
+
+func (c *Context) unregister(h uintptr) { delete(c.objects, h) }
 
 // DeviceAttr is what ibv_query_device reports (IBA 11.2.1.2 Query HCA).
 type DeviceAttr struct {
@@ -274,6 +286,10 @@ type DeviceAttr struct {
 	MaxSRQWR        int
 	MaxSRQSGE       int
 	MaxPKeys        int
+	// LocalCAAckDelay is the HCA's ACK delay n, 4.096 µs × 2^n: what a
+	// requester adds to twice the packet lifetime for the local ACK
+	// timeout of a QP sending to this HCA (ibpath.IBPath.ACKTimeout).
+	LocalCAAckDelay uint8
 	PhysPortCount   int
 }
 
@@ -284,36 +300,41 @@ func (c *Context) QueryDevice() (DeviceAttr, error) {
 		return DeviceAttr{}, err
 	}
 	defer release()
-	var a C.struct_ibv_device_attr
-	if rc := C.ibv_query_device(c.c, &a); rc != 0 {
-		return DeviceAttr{}, errOf("querying "+c.name, rc, nil)
+	var a cDeviceAttr
+	if rc, errno := call(lib.queryDevice, c.handle(), uintptr(unsafe.Pointer(&a))); rc != 0 {
+		return DeviceAttr{}, errnoErr("querying "+c.name, cint(rc), errno)
+	}
+	fw := a.fwVer[:]
+	if i := strings.IndexByte(string(fw), 0); i >= 0 {
+		fw = fw[:i]
 	}
 	return DeviceAttr{
-		FWVersion:       C.GoString(&a.fw_ver[0]),
-		NodeGUID:        iba.GUID(be64(uint64(a.node_guid))),
-		SysImageGUID:    iba.GUID(be64(uint64(a.sys_image_guid))),
-		MaxMRSize:       uint64(a.max_mr_size),
-		PageSizeCap:     uint64(a.page_size_cap),
-		VendorID:        uint32(a.vendor_id),
-		VendorPartID:    uint32(a.vendor_part_id),
-		HWVersion:       uint32(a.hw_ver),
-		MaxQP:           int(a.max_qp),
-		MaxQPWR:         int(a.max_qp_wr),
-		DeviceCapFlags:  uint32(a.device_cap_flags),
-		MaxSGE:          int(a.max_sge),
-		MaxCQ:           int(a.max_cq),
-		MaxCQE:          int(a.max_cqe),
-		MaxMR:           int(a.max_mr),
-		MaxPD:           int(a.max_pd),
-		MaxQPRDAtom:     int(a.max_qp_rd_atom),
-		MaxQPInitRDAtom: int(a.max_qp_init_rd_atom),
-		AtomicCap:       int(a.atomic_cap),
-		MaxAH:           int(a.max_ah),
-		MaxSRQ:          int(a.max_srq),
-		MaxSRQWR:        int(a.max_srq_wr),
-		MaxSRQSGE:       int(a.max_srq_sge),
-		MaxPKeys:        int(a.max_pkeys),
-		PhysPortCount:   int(a.phys_port_cnt),
+		FWVersion:       string(fw),
+		NodeGUID:        iba.GUID(binary.BigEndian.Uint64(a.nodeGUID[:])),
+		SysImageGUID:    iba.GUID(binary.BigEndian.Uint64(a.sysImageGUID[:])),
+		MaxMRSize:       a.maxMRSize,
+		PageSizeCap:     a.pageSizeCap,
+		VendorID:        a.vendorID,
+		VendorPartID:    a.vendorPartID,
+		HWVersion:       a.hwVer,
+		MaxQP:           int(a.maxQP),
+		MaxQPWR:         int(a.maxQPWR),
+		DeviceCapFlags:  a.deviceCapFlags,
+		MaxSGE:          int(a.maxSGE),
+		MaxCQ:           int(a.maxCQ),
+		MaxCQE:          int(a.maxCQE),
+		MaxMR:           int(a.maxMR),
+		MaxPD:           int(a.maxPD),
+		MaxQPRDAtom:     int(a.maxQPRDAtom),
+		MaxQPInitRDAtom: int(a.maxQPInitRDAtom),
+		AtomicCap:       int(a.atomicCap),
+		MaxAH:           int(a.maxAH),
+		MaxSRQ:          int(a.maxSRQ),
+		MaxSRQWR:        int(a.maxSRQWR),
+		MaxSRQSGE:       int(a.maxSRQSGE),
+		MaxPKeys:        int(a.maxPKeys),
+		LocalCAAckDelay: a.localCAAckDelay,
+		PhysPortCount:   int(a.physPortCnt),
 	}, nil
 }
 
@@ -321,23 +342,38 @@ func (c *Context) QueryDevice() (DeviceAttr, error) {
 type PortState int
 
 const (
-	PortNop         PortState = C.IBV_PORT_NOP
-	PortDown        PortState = C.IBV_PORT_DOWN
-	PortInit        PortState = C.IBV_PORT_INIT
-	PortArmed       PortState = C.IBV_PORT_ARMED
-	PortActive      PortState = C.IBV_PORT_ACTIVE
-	PortActiveDefer PortState = C.IBV_PORT_ACTIVE_DEFER
+	PortNop         PortState = 0
+	PortDown        PortState = 1
+	PortInit        PortState = 2
+	PortArmed       PortState = 3
+	PortActive      PortState = 4
+	PortActiveDefer PortState = 5
 )
 
+// String names the state as ibv_port_state_str does.
 func (s PortState) String() string {
-	return C.GoString(C.ibv_port_state_str(C.enum_ibv_port_state(s)))
+	switch s {
+	case PortNop:
+		return "no state change (NOP)"
+	case PortDown:
+		return "down"
+	case PortInit:
+		return "init"
+	case PortArmed:
+		return "armed"
+	case PortActive:
+		return "active"
+	case PortActiveDefer:
+		return "active defer"
+	}
+	return "unknown"
 }
 
 // Link layers of a port.
 const (
-	LinkLayerUnspecified = C.IBV_LINK_LAYER_UNSPECIFIED
-	LinkLayerInfiniBand  = C.IBV_LINK_LAYER_INFINIBAND
-	LinkLayerEthernet    = C.IBV_LINK_LAYER_ETHERNET
+	LinkLayerUnspecified = 0
+	LinkLayerInfiniBand  = 1
+	LinkLayerEthernet    = 2
 )
 
 // PortAttr is what ibv_query_port reports (IBA 11.2.1.2, PortInfo 14.2.5.6).
@@ -371,17 +407,20 @@ func (c *Context) QueryPort(n int) (PortAttr, error) {
 		return PortAttr{}, err
 	}
 	defer release()
-	var a C.struct_ibv_port_attr
-	if rc := C.go_query_port(c.c, C.uint8_t(n), &a); rc != 0 {
-		return PortAttr{}, errOf(fmt.Sprintf("querying %s/%d", c.name, n), rc, nil)
+	if n < 0 || n > 255 {
+		return PortAttr{}, &Error{Op: fmt.Sprintf("querying %s/%d", c.name, n), Err: syscall.EINVAL}
+	}
+	var a cPortAttr
+	if rc, errno := call(lib.queryPort, c.handle(), uintptr(n), uintptr(unsafe.Pointer(&a))); rc != 0 {
+		return PortAttr{}, errnoErr(fmt.Sprintf("querying %s/%d", c.name, n), cint(rc), errno)
 	}
 	return PortAttr{
-		State: PortState(a.state), MaxMTU: MTU(a.max_mtu), ActiveMTU: MTU(a.active_mtu),
-		GIDTableLen: int(a.gid_tbl_len), PortCapFlags: uint32(a.port_cap_flags), MaxMsgSize: uint32(a.max_msg_sz),
-		BadPKeyCntr: uint32(a.bad_pkey_cntr), QKeyViolCntr: uint32(a.qkey_viol_cntr), PKeyTableLen: int(a.pkey_tbl_len),
-		LID: uint16(a.lid), SMLID: uint16(a.sm_lid), LMC: uint8(a.lmc), MaxVLNum: uint8(a.max_vl_num), SMSL: uint8(a.sm_sl),
-		SubnetTimeout: uint8(a.subnet_timeout), InitTypeReply: uint8(a.init_type_reply), ActiveWidth: uint8(a.active_width),
-		ActiveSpeed: uint8(a.active_speed), PhysState: uint8(a.phys_state), LinkLayer: int(a.link_layer),
+		State: PortState(a.state), MaxMTU: MTU(a.maxMTU), ActiveMTU: MTU(a.activeMTU),
+		GIDTableLen: int(a.gidTblLen), PortCapFlags: a.portCapFlags, MaxMsgSize: a.maxMsgSz,
+		BadPKeyCntr: a.badPKeyCntr, QKeyViolCntr: a.qkeyViolCntr, PKeyTableLen: int(a.pkeyTblLen),
+		LID: a.lid, SMLID: a.smLID, LMC: a.lmc, MaxVLNum: a.maxVLNum, SMSL: a.smSL,
+		SubnetTimeout: a.subnetTimeout, InitTypeReply: a.initTypeReply, ActiveWidth: a.activeWidth,
+		ActiveSpeed: a.activeSpeed, PhysState: a.physState, LinkLayer: int(a.linkLayer),
 	}, nil
 }
 
@@ -392,11 +431,18 @@ func (c *Context) QueryGID(port, index int) (iba.GID, error) {
 		return iba.GID{}, err
 	}
 	defer release()
-	var g C.union_ibv_gid
-	if rc := C.ibv_query_gid(c.c, C.uint8_t(port), C.int(index), &g); rc != 0 {
-		return iba.GID{}, errOf(fmt.Sprintf("querying GID %d of %s/%d", index, c.name, port), rc, nil)
+	return c.queryGID(port, index)
+}
+
+func (c *Context) queryGID(port, index int) (iba.GID, error) {
+	var g iba.GID
+	if port < 0 || port > 255 || index < 0 {
+		return g, &Error{Op: fmt.Sprintf("querying GID %d of %s/%d", index, c.name, port), Err: syscall.EINVAL}
 	}
-	return iba.GID(*(*[16]byte)(unsafe.Pointer(&g))), nil
+	if rc, errno := call(lib.queryGID, c.handle(), uintptr(port), uintptr(index), uintptr(unsafe.Pointer(&g))); rc != 0 {
+		return iba.GID{}, errnoErr(fmt.Sprintf("querying GID %d of %s/%d", index, c.name, port), cint(rc), errno)
+	}
+	return g, nil
 }
 
 // QueryPKey reads entry index of port n's P_Key table.
@@ -406,12 +452,14 @@ func (c *Context) QueryPKey(port, index int) (uint16, error) {
 		return 0, err
 	}
 	defer release()
-	var pk C.__be16
-	if rc := C.ibv_query_pkey(c.c, C.uint8_t(port), C.int(index), &pk); rc != 0 {
-		return 0, errOf(fmt.Sprintf("querying P_Key %d of %s/%d", index, c.name, port), rc, nil)
+	var pk [2]byte // __be16
+	if port < 0 || port > 255 || index < 0 {
+		return 0, &Error{Op: fmt.Sprintf("querying P_Key %d of %s/%d", index, c.name, port), Err: syscall.EINVAL}
 	}
-	v := uint16(pk)
-	return v<<8 | v>>8, nil
+	if rc, errno := call(lib.queryPKey, c.handle(), uintptr(port), uintptr(index), uintptr(unsafe.Pointer(&pk))); rc != 0 {
+		return 0, errnoErr(fmt.Sprintf("querying P_Key %d of %s/%d", index, c.name, port), cint(rc), errno)
+	}
+	return binary.BigEndian.Uint16(pk[:]), nil
 }
 
 // waitFD waits until fd is readable or ctx ends. Polling in slices keeps

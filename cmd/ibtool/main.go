@@ -1,5 +1,5 @@
-// Command ibtool is infiniband-diags and python-rdma's ibtool in one static
-// binary. See internal/diags for the commands.
+// Command ibtool is infiniband-diags and python-rdma's ibtool in one binary.
+// See internal/diags for the commands.
 package main
 
 import (

@@ -1,10 +1,13 @@
-//go:build cgo
-
 package diags
 
 import (
+	"os"
+	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/rdmakit/rdmakit/verbs"
 )
 
 // TestPingpongUsage: bad command lines are refused before any device is
@@ -32,5 +35,31 @@ func TestPingpongUsage(t *testing.T) {
 	// No device by that name (or none at all on this machine).
 	if _, stderr, code := run(t, "", "ibtool", "rc_pingpong", "-d", "nosuchdev0"); code != 1 || !strings.Contains(stderr, "nosuchdev0") && !strings.Contains(stderr, "verbs") {
 		t.Errorf("rc_pingpong -d nosuchdev0: exit %d, %q", code, stderr)
+	}
+}
+
+// TestPingpongNoLibibverbs: where libibverbs cannot be loaded, the verbs
+// commands exist, say what to install and exit 1. The test binary runs
+// itself again with verbs.EnvLibrary naming a library that is not there
+// (the library is loaded once per process).
+func TestPingpongNoLibibverbs(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		t.Skipf("package verbs does not load libibverbs on %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+	if os.Getenv("DIAGS_TEST_NO_LIBIBVERBS") == "1" {
+		for _, name := range []string{"rc_pingpong", "ud_pingpong", "rdma_bw"} {
+			_, stderr, code := run(t, "", "ibtool", name, "-d", "mlx5_0", "host")
+			if code != 1 || !strings.Contains(stderr, "libibverbs is not available") ||
+				!strings.Contains(stderr, "apt-get install libibverbs1 ibverbs-providers") || !strings.Contains(stderr, "dnf install libibverbs") {
+				t.Errorf("%s: exit %d, %q", name, code, stderr)
+			}
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPingpongNoLibibverbs$", "-test.v")
+	cmd.Env = append(os.Environ(), "DIAGS_TEST_NO_LIBIBVERBS=1", verbs.EnvLibrary+"=libibverbs-absent.so.1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestPingpongNoLibibverbs") {
+		t.Errorf("%v\n%s", err, out)
 	}
 }

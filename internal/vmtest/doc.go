@@ -65,7 +65,10 @@
 //     ib_write_bw, ib_send_bw, ib_read_lat, and busybox. libibverbs finds
 //     the rxe and siw providers; libibverbs, librdmacm and libibumad are in
 //     /usr/lib, so cgo binaries built with Options.CGO (against the
-//     machine's Debian 12 libraries) link against them in either guest.
+//     machine's Debian 12 libraries) link against them in either guest,
+//     and glibc's libc.so.6, libdl.so.2 and libpthread.so.0 with its
+//     loader, so binaries built without cgo that load libibverbs at run
+//     time (package verbs) start.
 //   - The exit status of the test binary is the verdict; output goes to the
 //     serial console and ends up in the host test's log.
 //

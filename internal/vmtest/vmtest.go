@@ -102,8 +102,10 @@ type Options struct {
 	ExtraBinaries map[string]string
 	// ExtraFiles are copied beside the test binary: file name -> host path.
 	ExtraFiles map[string]string
-	// CGO builds with cgo (dynamically linked against the guest's glibc,
-	// libibverbs, librdmacm, libibumad); the default is a static binary.
+	// CGO builds with cgo (dynamically linked against the guest's glibc
+	// and whatever C libraries the package links); the default is
+	// CGO_ENABLED=0, a static binary, or one linked against glibc alone
+	// when the package loads libibverbs at run time (package verbs).
 	CGO bool
 	// Timeout bounds the VM run, build excluded; zero means DefaultTimeout.
 	// It is cut to fit the test's own deadline.

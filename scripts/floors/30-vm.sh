@@ -24,9 +24,11 @@ ROOT=$PWD
 
 # Host packages: qemu and busybox for the VMs; kmod for module dependency
 # order; the rdma-core, iproute2 and perftest tools copied into the 6.1
-# guest; libibverbs-dev, gcc and make for cgo tests and the 6.1 siw build.
+# guest (ibverbs-providers brings libibverbs1, which package verbs loads at
+# run time: no RDMA development package is needed); gcc and make for the
+# 6.1 siw build and the vmtest floor's own cgo test.
 PKGS="qemu-system-x86 busybox-static kmod cpio xz-utils zstd iproute2 ibverbs-providers ibverbs-utils
-      rdmacm-utils perftest libibverbs-dev gcc-12 make libelf1"
+      rdmacm-utils perftest gcc-12 make libelf1"
 # shellcheck disable=SC2086
 apt_install 30-vm.sh $PKGS
 

@@ -84,8 +84,12 @@ BINS="/usr/bin/rdma /usr/bin/ip /usr/bin/ibv_devices /usr/bin/ibv_devinfo /usr/b
       /usr/bin/ibv_ud_pingpong /usr/bin/rping /usr/bin/ib_write_bw /usr/bin/ib_send_bw /usr/bin/ib_read_lat"
 LIBDIR=/usr/lib/x86_64-linux-gnu
 # libibverbs dlopen()s its providers; glibc dlopen()s libgcc_s for
-# pthread_exit (rping). libibumad is for cgo tests of umad.
-LIBS="$LIBDIR/libibverbs/librxe-rdmav34.so $LIBDIR/libibverbs/libsiw-rdmav34.so $LIBDIR/libgcc_s.so.1"
+# pthread_exit (rping). libibumad is for cgo tests of umad. A Go binary
+# built without cgo that loads libibverbs at run time (package verbs, by
+# purego) names libdl.so.2 and libpthread.so.0, glibc's compatibility
+# stubs, which every glibc system has but no tool here needs.
+LIBS="$LIBDIR/libibverbs/librxe-rdmav34.so $LIBDIR/libibverbs/libsiw-rdmav34.so $LIBDIR/libgcc_s.so.1
+      $LIBDIR/libdl.so.2 $LIBDIR/libpthread.so.0"
 for f in "$LIBDIR"/libibumad.so.3 "$LIBDIR"/librdmacm.so.1 "$LIBDIR"/libibverbs.so.1; do
 	[ -e "$S$f" ] && LIBS="$LIBS $f"
 done

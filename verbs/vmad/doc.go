@@ -11,7 +11,8 @@
 // so mad.Client runs RMPP in user space (IBA 13.6): SA tables and
 // vendor-OUI transfers longer than one MAD work, unlike python-rdma's VMAD.
 //
-// In the layers of docs/design.md it sits beside umad, ibsim and sim under mad,
-// and it is the only transport that needs cgo (package verbs); it builds
-// only with `linux && cgo`.
+// In the layers of docs/design.md it sits beside umad, ibsim and sim under
+// mad. It builds everywhere, without cgo or RDMA headers: package verbs
+// loads libibverbs when Open is called, and Open fails with an error
+// matching verbs.ErrNotAvailable where libibverbs is not installed.
 package vmad

@@ -1,4 +1,4 @@
-//go:build vmguest && linux && cgo
+//go:build vmguest
 
 package vmad_test
 

@@ -1,5 +1,3 @@
-//go:build linux && cgo
-
 package vmad
 
 import (
@@ -237,12 +235,11 @@ func (t *Transport) packet(wc *verbs.WC, slot []byte) *mad.Packet {
 // grh reads the GRH area of a receive and finds our index of the GID
 // the packet was sent to, so a reply leaves from it.
 func (t *Transport) grh(b []byte) *mad.GRH {
-	g, dgid, ok := parseGRH(b)
-	if !ok {
+	g, err := verbs.ParseGRH(b)
+	if err != nil {
 		return nil
 	}
-	g.SGIDIndex = t.gidIndex(dgid)
-	return &g
+	return &mad.GRH{GID: g.SGID, TrafficClass: g.TrafficClass, FlowLabel: g.FlowLabel, HopLimit: g.HopLimit, SGIDIndex: t.gidIndex(g.DGID)}
 }
 
 // gidIndex finds our GID table index of gid, so a reply leaves from the
@@ -254,23 +251,14 @@ func (t *Transport) gidIndex(gid iba.GID) uint8 {
 	if ok {
 		return i
 	}
-	pa, err := t.vc.QueryPort(int(t.port))
+	j, err := t.vc.FindGID(int(t.port), gid)
 	if err != nil {
 		return 0
 	}
-	for j := 0; j < pa.GIDTableLen && j < 256; j++ {
-		g, err := t.vc.QueryGID(int(t.port), j)
-		if err != nil {
-			continue
-		}
-		if g == gid {
-			t.mu.Lock()
-			t.gidIdx[gid] = uint8(j)
-			t.mu.Unlock()
-			return uint8(j)
-		}
-	}
-	return 0
+	t.mu.Lock()
+	t.gidIdx[gid] = uint8(j)
+	t.mu.Unlock()
+	return uint8(j)
 }
 
 // agentFor picks the agent a received MAD belongs to: a server agent for a

@@ -1,13 +1,31 @@
 // Command vmverbs is a cgo extra binary for the vmtest floor's own test: it
 // shows that a program linked against the host's libibverbs runs in the guest
-// and reaches rxe0 through the rxe provider (open device, PD, CQ).
+// and reaches rxe0 through the rxe provider (open device, PD, CQ). It needs
+// no RDMA headers: it declares the few functions it calls, with the
+// structures as opaque types, and links libibverbs.so.1 (the runtime
+// package's file, not the -dev package's libibverbs.so) by name.
 package main
 
 /*
-#cgo LDFLAGS: -libverbs
+#cgo LDFLAGS: -l:libibverbs.so.1
 #include <stdlib.h>
 #include <string.h>
-#include <infiniband/verbs.h>
+
+struct ibv_device;
+struct ibv_context;
+struct ibv_pd;
+struct ibv_cq;
+struct ibv_comp_channel;
+struct ibv_device **ibv_get_device_list(int *num_devices);
+void ibv_free_device_list(struct ibv_device **list);
+const char *ibv_get_device_name(struct ibv_device *device);
+struct ibv_context *ibv_open_device(struct ibv_device *device);
+int ibv_close_device(struct ibv_context *context);
+struct ibv_pd *ibv_alloc_pd(struct ibv_context *context);
+int ibv_dealloc_pd(struct ibv_pd *pd);
+struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+			     struct ibv_comp_channel *channel, int comp_vector);
+int ibv_destroy_cq(struct ibv_cq *cq);
 
 // probe returns 0 when the named device opens and a PD and a CQ can be
 // created on it, or a distinct step number on failure.
