@@ -61,3 +61,9 @@ func readFile(t *testing.T, path string) string {
 func testSession(e *Env, mc *mad.Client, lp mad.LocalPort) *session {
 	return e.sessionOn(&fabric.Fabric{MAD: mc, Local: lp, Resolver: &ibpath.Resolver{MAD: mc}})
 }
+
+// noAnswer says whether a message reports a MAD that got no reply: lost
+// (timed out) or refused by the transport on every try (dropped).
+func noAnswer(msg string) bool {
+	return strings.Contains(msg, "timed out") || strings.Contains(msg, "dropped on each of")
+}
