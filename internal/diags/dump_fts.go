@@ -80,7 +80,7 @@ func runDumpFTs(e *Env, f *dumpFTsFlags, args []string) ([]*ForwardingTable, err
 	if len(args) > 2 {
 		return nil, usagef("want [<startlid> [<endlid>]]")
 	}
-	mkey, err := ftParseMKey(f.mkey)
+	mkey, err := parseMKey(f.mkey)
 	if err != nil {
 		return nil, err
 	}

@@ -149,22 +149,11 @@ func ftRange(args []string) (start, end uint32) {
 	return start, end
 }
 
-func ftParseMKey(s string) (uint64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	k, err := strconv.ParseUint(s, 0, 64)
-	if err != nil {
-		return 0, usagef("--m_key %q: not a number", s)
-	}
-	return k, nil
-}
-
 func runIBRoute(e *Env, f *ibrouteFlags, args []string) error {
 	if len(args) < 1 {
 		return usagef("want <dest dr_path|lid|guid> [<startlid> [<endlid>]]")
 	}
-	mkey, err := ftParseMKey(f.mkey)
+	mkey, err := parseMKey(f.mkey)
 	if err != nil {
 		return err
 	}

@@ -124,7 +124,7 @@ func runIBTracert(e *Env, f *ibtracertFlags, multicast bool, args []string) erro
 	if f.guid && f.lid {
 		return usagef("-G and -L exclude each other")
 	}
-	mkey, err := ftParseMKey(f.mkey)
+	mkey, err := parseMKey(f.mkey)
 	if err != nil {
 		return err
 	}

@@ -49,43 +49,6 @@ func iberror(err error, format string, a ...any) error {
 	return &diagError{msg: fmt.Sprintf(format, a...), err: err}
 }
 
-// cStrtoul reads a number as strtoul(s, NULL, 0) does: leading blanks, an
-// optional sign, 0x for hex, 0 for octal, and whatever digits follow; text
-// that is not a number reads as 0. The C tools read port numbers, masks and
-// ports lists this way, and junk after the digits is ignored.
-func cStrtoul(s string) uint64 {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	base := uint64(10)
-	switch {
-	case len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isDigit(s[2], 16):
-		base, s = 16, s[2:]
-	case len(s) > 1 && s[0] == '0':
-		base = 8
-	}
-	var n uint64
-	for i := 0; i < len(s) && isDigit(s[i], base); i++ {
-		d, _ := strconv.ParseUint(s[i:i+1], 16, 8)
-		n = n*base + d
-	}
-	if neg {
-		n = -n
-	}
-	return n
-}
-
-func isDigit(c byte, base uint64) bool {
-	d, err := strconv.ParseUint(string(c), 16, 8)
-	return err == nil && d < base
-}
-
-// cPort is a port argument as strtol gives it to an int.
-func cPort(s string) int { return int(int32(cStrtoul(s))) }
-
 // portidString names a target as libibmad's portid2str: "Lid 4", "DR path
 // slid 65535; dlid 65535; 0,1", or both for a combined route.
 func portidString(p ibpath.Path) string {
@@ -238,17 +201,12 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 	if !ok {
 		return iberror(nil, "operation '%s' not supported", args[0])
 	}
-	var mkey uint64
-	if f.mkey != "" {
-		k, err := strconv.ParseUint(f.mkey, 0, 64)
-		if err != nil {
-			return usagef("--m_key %q: not a number", f.mkey)
-		}
-		mkey = k
+	mkey, err := parseMKey(f.mkey)
+	if err != nil {
+		return err
 	}
 	var names *namemap.Map
 	if op.name == "NodeDesc" {
-		var err error
 		if names, err = loadNames(f.nodeNameMap); err != nil {
 			return err
 		}
