@@ -230,16 +230,6 @@ func (p *progress) done() {
 	}
 }
 
-// exitError carries the C tool's exit status.
-type exitError struct {
-	err  error
-	code int
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-func (e *exitError) ExitCode() int { return e.code }
-
 // PeerJSON is the far end of a link.
 type PeerJSON struct {
 	GUID        string `json:"node_guid"`

@@ -3,7 +3,6 @@ package diags
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -21,32 +20,6 @@ import (
 
 func init() {
 	register(command{name: "smpquery", make: newSMPQuery})
-}
-
-// diagError is a failure that infiniband-diags reports with IBEXIT
-// ("<tool>: iberror: failed: ..."), which exits with status 255: a target
-// that does not resolve, an unknown op, a query that fails. Main takes the
-// status from ExitCode. Command lines the C tools reject with their usage
-// text stay *UsageError (status 2).
-type diagError struct {
-	msg string
-	err error
-}
-
-func (e *diagError) Error() string {
-	if e.err == nil {
-		return e.msg
-	}
-	return e.msg + ": " + e.err.Error()
-}
-
-func (e *diagError) Unwrap() error { return e.err }
-
-// ExitCode is IBEXIT's exit(-1).
-func (e *diagError) ExitCode() int { return 255 }
-
-func iberror(err error, format string, a ...any) error {
-	return &diagError{msg: fmt.Sprintf(format, a...), err: err}
 }
 
 // portidString names a target as libibmad's portid2str: "Lid 4", "DR path
@@ -284,14 +257,6 @@ func (q *smpQuery) combinedTarget(lidArg, drArg string) (ibpath.Path, error) {
 // drList is a DR path as infiniband-diags takes it: port numbers and
 // commas.
 var drList = regexp.MustCompile(`^[0-9]+(,[0-9]+)*,?$`)
-
-func unwrapUsage(err error) error {
-	var ue *UsageError
-	if errors.As(err, &ue) {
-		return errors.New(ue.Msg)
-	}
-	return err
-}
 
 func setMKey(p ibpath.Path, k uint64) {
 	if k == 0 {
