@@ -167,8 +167,7 @@ func runIBRoute(e *Env, f *ibrouteFlags, args []string) error {
 		return err
 	}
 	defer s.Close()
-	q := &smpQuery{e: e, s: s, g: s, f: &smpQueryFlags{addr: f.addr}}
-	target, err := q.resolve(args[0])
+	target, err := resolveSMPDest(s, args[0], &f.addr)
 	if err != nil {
 		return err
 	}

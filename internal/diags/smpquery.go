@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,26 +18,6 @@ import (
 
 func init() {
 	register(command{name: "smpquery", make: newSMPQuery})
-}
-
-// portidString names a target as libibmad's portid2str: "Lid 4", "DR path
-// slid 65535; dlid 65535; 0,1", or both for a combined route.
-func portidString(p ibpath.Path) string {
-	switch v := p.(type) {
-	case *ibpath.DRPath:
-		hops := make([]string, len(v.DrPath))
-		for i, h := range v.DrPath {
-			hops[i] = strconv.Itoa(int(h))
-		}
-		dr := fmt.Sprintf("DR path slid %d; dlid %d; %s", v.DrSLID, v.DrDLID, strings.Join(hops, ","))
-		if v.DrSLID != mad.LIDPermissive && v.DLID != 0 && v.DLID != mad.LIDPermissive {
-			return fmt.Sprintf("Lid %d %s", v.DLID, dr)
-		}
-		return dr
-	case *ibpath.IBPath:
-		return fmt.Sprintf("Lid %d", v.DLID)
-	}
-	return p.String()
 }
 
 // SMPQueryResult is what smpquery read: the op, the target as
@@ -195,7 +173,7 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 		q.target, err = q.combinedTarget(args[1], args[2])
 		rest = args[3:]
 	} else {
-		q.target, err = q.resolve(args[1])
+		q.target, err = resolveSMPDest(s, args[1], &f.addr)
 	}
 	if err != nil {
 		return err
@@ -209,29 +187,6 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 		return e.writeJSON("smpquery", res)
 	}
 	return res.text(e.Stdout)
-}
-
-// resolve reads the destination as the addressing flags say; any failure is
-// smpquery's "can't resolve destination port".
-func (q *smpQuery) resolve(arg string) (ibpath.Path, error) {
-	if _, err := q.f.addr.mode(); err != nil {
-		return nil, err
-	}
-	if q.f.addr.direct && drList.MatchString(arg) {
-		// str2drpath takes any list of numbers; a route too long for an
-		// SMP fails when the SMP is built, as the op's failure.
-		var hops []byte
-		for _, h := range strings.Split(strings.TrimSuffix(arg, ","), ",") {
-			n, _ := strconv.ParseUint(h, 10, 64) // atoi, cast to uint8
-			hops = append(hops, byte(n))
-		}
-		return ibpath.NewDR(hops...), nil
-	}
-	p, err := q.s.smpTarget(arg, &q.f.addr)
-	if err != nil {
-		return nil, iberror(unwrapUsage(err), "can't resolve destination port %s", arg)
-	}
-	return p, nil
 }
 
 // combinedTarget is -c: a LID, and a DR path that starts there with the
@@ -252,24 +207,6 @@ func (q *smpQuery) combinedTarget(lidArg, drArg string) (ibpath.Path, error) {
 	dr.Mark("DLID")
 	dr.Mark("drSLID")
 	return dr, nil
-}
-
-// drList is a DR path as infiniband-diags takes it: port numbers and
-// commas.
-var drList = regexp.MustCompile(`^[0-9]+(,[0-9]+)*,?$`)
-
-func setMKey(p ibpath.Path, k uint64) {
-	if k == 0 {
-		return
-	}
-	switch v := p.(type) {
-	case *ibpath.DRPath:
-		v.MKey = k
-		v.Mark("MKey")
-	case *ibpath.IBPath:
-		v.MKey = k
-		v.Mark("MKey")
-	}
 }
 
 // get reads one attribute and records it in the result.
