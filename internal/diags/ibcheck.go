@@ -21,6 +21,7 @@ import (
 	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/namemap"
 	"github.com/rdmakit/rdmakit/perf"
 	"github.com/rdmakit/rdmakit/sa"
 	"github.com/rdmakit/rdmakit/sched"
@@ -840,7 +841,7 @@ func (r *checkRunner) runSingle(args []string) error {
 		if err := s.SubnGet(ctx, target, &nd, 0); err != nil {
 			return fmt.Errorf("NodeDescription of %s: %w", args[0], err)
 		}
-		desc = cleanDesc(nd.NodeString[:])
+		desc = namemap.Clean(nd.NodeString[:])
 	}
 	var firstErr error
 	for _, k := range []checkKind{kindNode, kindPort, kindPerf, kindClear} {

@@ -335,7 +335,7 @@ func (t *tracer) getNode(node *trNode, port *trPort, p *trPortid) error {
 		return err
 	}
 	node.guid, node.typ, node.numPorts = ni.NodeGUID, ni.NodeType, int(ni.NumPorts)
-	node.desc = cleanDesc(ftDescBytes(&nd))
+	node.desc = namemap.Clean(nd.NodeString[:])
 	port.portGUID, port.portNum = ni.PortGUID, int(ni.LocalPortNum)
 	port.lid, port.lmc, port.state = int(pi.LID), int(pi.LMC), int(pi.PortState)
 	return nil

@@ -283,7 +283,7 @@ func (q *smpQuery) nodeDesc(res *SMPQueryResult, _ []string) error {
 	}
 	name, ok := q.names.Lookup(ni.NodeGUID)
 	if !ok {
-		res.NodeDescription = cleanDesc(b)
+		res.NodeDescription = namemap.Clean(b)
 		res.text = render(ibaprint.SMPNodeDesc, b)
 		return nil
 	}
@@ -294,21 +294,6 @@ func (q *smpQuery) nodeDesc(res *SMPQueryResult, _ []string) error {
 	}
 	res.text = header("Node Description:%s%s\n", dots, name)
 	return nil
-}
-
-// cleanDesc is clean_nodedesc: the text up to the first NUL, anything
-// unprintable as a blank.
-func cleanDesc(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	out := []byte(string(b))
-	for i, c := range out {
-		if c < 0x20 || c > 0x7e {
-			out[i] = ' '
-		}
-	}
-	return string(out)
 }
 
 func (q *smpQuery) portInfo(res *SMPQueryResult, args []string) error {
