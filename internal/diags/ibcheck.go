@@ -336,19 +336,6 @@ func (r *CheckRun) finish() {
 	}
 }
 
-// pyNodeType is python-rdma's IBA_describe.node_type.
-func pyNodeType(t iba.NodeType) string {
-	switch t {
-	case iba.NodeTypeCA:
-		return "Channel Adapter"
-	case iba.NodeTypeSwitch:
-		return "Switch"
-	case iba.NodeTypeRouter:
-		return "Router"
-	}
-	return fmt.Sprintf("?? %d", t)
-}
-
 // colors are errors.py's red, green and blue.
 type colors bool
 

@@ -264,18 +264,6 @@ func (lw *liWriter) finish(e *Env, r *discoverResult) error {
 	return e.writeJSON("iblinkinfo", lw.res)
 }
 
-func liNodeType(t iba.NodeType) string {
-	switch t {
-	case iba.NodeTypeSwitch:
-		return "Switch"
-	case iba.NodeTypeCA:
-		return "CA"
-	case iba.NodeTypeRouter:
-		return "Router"
-	}
-	return "??"
-}
-
 // header is print_node_header: printed once per node (*printed counts),
 // never in line mode. A nil printed prints unconditionally.
 func (lw *liWriter) header(n *subnet.Node, printed *int, prefix string) {
