@@ -1242,11 +1242,11 @@ func (r *saRun) tableMod(rb *saRecordBuilder, mod uint32) ([][]byte, error) {
 	if err != nil {
 		return nil, saFailure(err)
 	}
-	recs, err := splitRecords(rep, rb.d)
+	tb, err := r.s.mc.SplitTable(rep, rb.d)
 	if err != nil {
 		return nil, &saExit{msg: "Query SA failed", code: errnoEIO, err: err}
 	}
-	return recs, nil
+	return tb.Records, nil
 }
 
 func (r *saRun) mcGroups() error {
