@@ -288,7 +288,7 @@ func runQuery(e *Env, f *queryFlags, args []string, open func() (*session, error
 		if err := do(e.Ctx, t, attr, uint32(mod)); err != nil {
 			return err
 		}
-		b, err := encode(attr)
+		b, err := marshal(attr)
 		if err != nil {
 			return err
 		}
