@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rdmakit/rdmakit/fabric"
 	"github.com/spf13/cobra"
 )
 
@@ -142,7 +143,7 @@ func (e *Env) sysClassDir() string {
 	if !e.isUmad() {
 		return "/sys/class/infiniband"
 	}
-	return path.Join(sysfsRoot(), "class", "infiniband")
+	return path.Join(fabric.SysfsRoot(), "class", "infiniband")
 }
 
 func (c *caView) hasPortsDir() bool {
