@@ -116,8 +116,7 @@ func printNodeList(e *Env, name string, sn *subnet.Subnet, typ iba.NodeType) err
 	if !e.JSON {
 		return sn.WriteNodeList(e.Stdout, subnet.TopologyOptions{}, typ)
 	}
-	k := map[iba.NodeType]listKind{iba.NodeTypeCA: listCA, iba.NodeTypeSwitch: listSwitch, iba.NodeTypeRouter: listRouter}[typ]
-	return e.writeJSON(name, nodeLinesJSON(sn, []listKind{k}))
+	return e.writeJSON(name, nodeLinesJSON(sn, typ))
 }
 
 // nodeStanza cuts the node's stanza out of the topology ibnetdiscover
