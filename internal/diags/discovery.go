@@ -167,6 +167,25 @@ func (e *Env) discoverOn(sess *session, f *discoverFlags, m subnet.Method, show 
 	return &discoverResult{s: s, report: rep, source: "discovery"}, nil
 }
 
+// discoverWith discovers the subnet on an open session with discovery
+// flags that have no partial scan, with a progress bar on a terminal when
+// asked.
+func (e *Env) discoverWith(s *session, f discoverFlags, progressBar bool) (*subnet.Subnet, *subnet.DiscoverReport, error) {
+	m, err := e.discoveryMethod(&f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.outstanding < 0 || f.perNode < 0 {
+		return nil, nil, usagef("-o and --per_node_smps must not be negative")
+	}
+	f.progressBar = progressBar
+	res, err := e.discoverOn(s, &f, m, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res.s, res.report, nil
+}
+
 // warnFailures prints what did not answer, one line each, as the C tool
 // warns on stderr (and goes on).
 func (e *Env) warnFailures(cmd string, r *discoverResult) {

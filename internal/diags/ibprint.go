@@ -78,8 +78,7 @@ func newIBPrintWith(e *Env, name, what string, typ iba.NodeType, open func() (*s
 				return err
 			}
 			defer s.Close()
-			r := &checkRunner{e: e, f: &checkFlags{disc: disc}}
-			sn, rep, err := r.discoverWith(s)
+			sn, rep, err := e.discoverWith(s, disc, false)
 			if err != nil {
 				return err
 			}
