@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
@@ -20,8 +23,6 @@ import (
 	"github.com/rdmakit/rdmakit/sa"
 	"github.com/rdmakit/rdmakit/sched"
 	"github.com/rdmakit/rdmakit/subnet"
-	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 )
 
 // The engine of the ibcheck family and the commands built on it

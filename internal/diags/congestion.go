@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
-	"github.com/spf13/cobra"
 )
 
 // The congestion control class (IBA annex A10) as ibccquery and ibccconfig

@@ -8,11 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/subnet"
-	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 )
 
 // discoverFlags are the discovery options shared by ibnetdiscover and the

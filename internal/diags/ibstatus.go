@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rdmakit/rdmakit/fabric"
 	"github.com/spf13/cobra"
+
+	"github.com/rdmakit/rdmakit/fabric"
 )
 
 func init() {
