@@ -30,3 +30,11 @@ func jsonOf(d *iba.Struct, b []byte) json.RawMessage {
 	}
 	return bytes.TrimSpace(j.Bytes())
 }
+
+// cString is the text of a NUL-terminated string field.
+func cString(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
