@@ -24,6 +24,10 @@
 // package sched, recorded with SetLFTBlock and SetMFTBlock and read back
 // with LFTPort and MFTPorts. See ExampleSubnet_ReadTables.
 //
+// RoutesAvoiding gives directed routes to every node over the known links
+// but those left out (python-rdma's DRCacher), to reach ports around links
+// that are about to be disabled.
+//
 // Partial data is normal: a node may lack its description, a port its
 // PortInfo, a link its far end. Attribute data is kept as the raw 64 bytes
 // of the SMP data field (the libibnetdisc cache stores exactly those) and
