@@ -7,8 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -220,15 +221,6 @@ func loadThresholds(path string) (map[string]uint64, error) {
 		out[name] = t.Limit(k)
 	}
 	return out, nil
-}
-
-func sortedKeys(m map[string]uint64) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // Results.
@@ -508,7 +500,7 @@ func (r *checkRunner) setup() error {
 	if err != nil {
 		return err
 	}
-	r.thresh, r.names = t, sortedKeys(t)
+	r.thresh, r.names = t, slices.Sorted(maps.Keys(t))
 	r.res.Thresholds = t
 	return nil
 }

@@ -99,9 +99,9 @@ func runIBPing(e *Env, f *ibpingFlags, args []string) error {
 		return err
 	}
 	defer s.Close()
-	target, err := s.gmpTarget(args[0], &f.addr)
+	target, err := resolveGMPDest(s, args[0], &f.addr)
 	if err != nil {
-		return iberror(unwrapUsage(err), "can't resolve destination port %s", args[0])
+		return err
 	}
 	res := &IBPingResult{Target: "Lid " + strconv.Itoa(int(target.Route().Addr.LID))}
 	start := time.Now()

@@ -106,9 +106,9 @@ func runIBSysStat(e *Env, f *ibsysstatFlags, args []string) error {
 		return err
 	}
 	defer s.Close()
-	target, err := s.gmpTarget(args[0], &f.addr)
+	target, err := resolveGMPDest(s, args[0], &f.addr)
 	if err != nil {
-		return iberror(unwrapUsage(err), "can't resolve destination port %s", args[0])
+		return err
 	}
 	res := &IBSysStatResult{Target: fmt.Sprintf("Lid %d", target.Route().Addr.LID), Op: op}
 	// One try, as the C tool's umad_send with no retries.

@@ -75,3 +75,14 @@ func resolveSMPDest(s *session, arg string, a *addrFlags) (ibpath.Path, error) {
 	}
 	return p, nil
 }
+
+// resolveGMPDest reads a destination for GMPs (session.gmpTarget) as the C
+// diags' resolve_portid_str does; a failure is their "can't resolve
+// destination port".
+func resolveGMPDest(s *session, arg string, a *addrFlags) (mad.Target, error) {
+	t, err := s.gmpTarget(arg, a)
+	if err != nil {
+		return nil, iberror(unwrapUsage(err), "can't resolve destination port %s", arg)
+	}
+	return t, nil
+}
