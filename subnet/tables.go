@@ -68,7 +68,7 @@ func MFTRange(first, last int) BlockRange {
 // WholeLFT is the range of a switch's LFT that SwitchInfo:LinearFDBTop
 // (IBA 14.2.5.4) says is in use: LIDs 0 to LinearFDBTop.
 func WholeLFT(n *Node) BlockRange {
-	si := n.switchInfo()
+	si := n.DecodeSwitchInfo()
 	return LFTRange(0, int(si.LinearFDBTop))
 }
 
@@ -76,7 +76,7 @@ func WholeLFT(n *Node) BlockRange {
 // MulticastFDBTop, or, where the switch leaves it 0 (not supported, IBA
 // 14.2.5.4), as many as MulticastFDBCap says it holds.
 func WholeMFT(n *Node) BlockRange {
-	si := n.switchInfo()
+	si := n.DecodeSwitchInfo()
 	last := MinMulticastLID + int(si.MulticastFDBCap) - 1
 	if top := int(si.MulticastFDBTop); top != 0 && top < last {
 		last = top
@@ -87,12 +87,6 @@ func WholeMFT(n *Node) BlockRange {
 // MFTPositions is the number of port positions of a switch's MFT: enough
 // for ports 0 to NumPorts, 16 each.
 func MFTPositions(n *Node) int { return n.NumPorts/PortsPerMFTPosition + 1 }
-
-func (n *Node) switchInfo() iba.SwitchInfo {
-	var si iba.SwitchInfo
-	_ = si.Unmarshal(n.SwitchInfo[:])
-	return si
-}
 
 // TableOptions says which blocks of a switch's tables ReadTables reads, and
 // how.

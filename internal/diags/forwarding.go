@@ -154,12 +154,6 @@ func multicastBlocks(start, end uint32) subnet.BlockRange {
 	return subnet.BlockRange{First: int(start/per) - first, End: int(end/per) - first + 1}
 }
 
-func switchInfo(n *subnet.Node) iba.SwitchInfo {
-	var si iba.SwitchInfo
-	_ = si.Unmarshal(n.SwitchInfo[:])
-	return si
-}
-
 // ftRequest is which table of a switch to read and show, and how.
 type ftRequest struct {
 	multicast  bool
@@ -170,11 +164,11 @@ type ftRequest struct {
 // lids and mlids are the ranges of n's tables the request shows, with the
 // C tools' warnings about them.
 func (q *ftRequest) lids(n *subnet.Node) (int32, int32, []string) {
-	return unicastRange(int(switchInfo(n).LinearFDBTop), int32(q.start), int32(q.end))
+	return unicastRange(int(n.DecodeSwitchInfo().LinearFDBTop), int32(q.start), int32(q.end))
 }
 
 func (q *ftRequest) mlids(n *subnet.Node) (uint32, uint32, []string) {
-	si := switchInfo(n)
+	si := n.DecodeSwitchInfo()
 	return multicastRange(int(si.MulticastFDBCap), int(si.MulticastFDBTop), q.start, q.end, q.o.all)
 }
 
@@ -271,7 +265,7 @@ type destLookup func(lids []int) (found map[int]*lidDest, miss string)
 // ibroute.c and dump_fts.c).
 func (q *ftRequest) unicastTable(sw *subnet.Node, failed map[uint32]error, target string, dests destLookup) *ForwardingTable {
 	o := q.o
-	top := int(switchInfo(sw).LinearFDBTop)
+	top := int(sw.DecodeSwitchInfo().LinearFDBTop)
 	start, end, warn := q.lids(sw)
 	t := &ForwardingTable{
 		SwitchGUID: fmt.Sprintf("0x%016x", uint64(sw.GUID)), Name: o.names.NameBytes(sw.GUID, sw.Desc[:]),
@@ -420,7 +414,7 @@ func subnetDests(sn *subnet.Subnet) destLookup {
 // multicastTable lays out the MFT of a switch (dump_multicast_tables).
 func (q *ftRequest) multicastTable(sw *subnet.Node, failed map[uint32]error, target string) *ForwardingTable {
 	o := q.o
-	si := switchInfo(sw)
+	si := sw.DecodeSwitchInfo()
 	mcap, top := int(si.MulticastFDBCap), int(si.MulticastFDBTop)
 	start, end, warn := q.mlids(sw)
 	t := &ForwardingTable{
