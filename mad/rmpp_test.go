@@ -245,6 +245,17 @@ func TestUnsegmentedTableThroughIBSim(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTable(t, tb, recs)
+
+	// The same table asked for by Do, from bytes, and split by SplitTable.
+	d := (&iba.NodeRecord{}).Desc()
+	rep, err := c.Do(testCtx(t), mad.Request{Target: lid(2), Class: iba.ClassSubnAdm, Method: iba.MethodGetTable, AttrID: d.AttrID, Data: make([]byte, d.Size)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb, err = c.SplitTable(rep, d); err != nil {
+		t.Fatal(err)
+	}
+	checkTable(t, tb, recs)
 }
 
 // rawReceiver acknowledges every segment of an RMPP request and answers

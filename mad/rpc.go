@@ -261,6 +261,14 @@ func (c *Client) SubnAdmGetTable(ctx context.Context, t Target, rec iba.Attribut
 	return tb, nil
 }
 
+// SplitTable cuts the records out of the reply to a SubnAdmGetTable sent
+// with Do, as SubnAdmGetTable does (IBA 15.2.5: records AttributeOffset
+// apart), for a request Do built from bytes rather than from an attribute
+// of the registry; d is the record's structure.
+func (c *Client) SplitTable(rep *Reply, d *iba.Struct) (*Table, error) {
+	return splitTable(rep, d, !c.t.KernelRMPP())
+}
+
 // splitTable cuts the records out of a GetTableResp.
 func splitTable(rep *Reply, d *iba.Struct, userRMPP bool) (*Table, error) {
 	tb := &Table{Reply: rep, Stride: rep.AttrOffset()}

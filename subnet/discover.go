@@ -230,6 +230,10 @@ func attrLabel(id uint16) string {
 		return "SwitchInfo"
 	case iba.AttrIDMlnxExtPortInfo:
 		return "MlnxExtPortInfo"
+	case iba.AttrIDLinearForwardingTable:
+		return "LinearForwardingTable"
+	case iba.AttrIDMulticastForwardingTable:
+		return "MulticastForwardingTable"
 	}
 	return fmt.Sprintf("attribute %#04x", id)
 }

@@ -17,6 +17,17 @@
 //	MarkUnreachable(path, ...)     a path that gave no answer, with the reason
 //	SetLFTBlock / SetMFTBlock      forwarding tables (IBA 14.2.5.10, .12)
 //
+// ReadSwitch and ReadTables read what a switch holds besides its
+// description (infiniband-diags' ibroute and dump_fts, python-rdma's
+// Switch.get_switch_fdb): SwitchInfo and the blocks of its linear and
+// multicast forwarding tables, many switches and blocks at a time through
+// package sched, recorded with SetLFTBlock and SetMFTBlock and read back
+// with LFTPort and MFTPorts. See ExampleSubnet_ReadTables.
+//
+// RoutesAvoiding gives directed routes to every node over the known links
+// but those left out (python-rdma's DRCacher), to reach ports around links
+// that are about to be disabled.
+//
 // Partial data is normal: a node may lack its description, a port its
 // PortInfo, a link its far end. Attribute data is kept as the raw 64 bytes
 // of the SMP data field (the libibnetdisc cache stores exactly those) and

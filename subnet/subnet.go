@@ -146,6 +146,13 @@ func (n *Node) NodeInfo() iba.NodeInfo {
 	return ni
 }
 
+// DecodeSwitchInfo decodes SwitchInfo (zero until HasSwitchInfo).
+func (n *Node) DecodeSwitchInfo() iba.SwitchInfo {
+	var si iba.SwitchInfo
+	_ = si.Unmarshal(n.SwitchInfo[:])
+	return si
+}
+
 // Description is the NodeDescription as infiniband-diags shows it: up to
 // the first NUL, every byte that is not printable ASCII made a space
 // (util/node_name_map.c: clean_nodedesc).

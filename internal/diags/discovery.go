@@ -8,11 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/subnet"
-	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 )
 
 // discoverFlags are the discovery options shared by ibnetdiscover and the
@@ -167,6 +168,25 @@ func (e *Env) discoverOn(sess *session, f *discoverFlags, m subnet.Method, show 
 	return &discoverResult{s: s, report: rep, source: "discovery"}, nil
 }
 
+// discoverWith discovers the subnet on an open session with discovery
+// flags that have no partial scan, with a progress bar on a terminal when
+// asked.
+func (e *Env) discoverWith(s *session, f discoverFlags, progressBar bool) (*subnet.Subnet, *subnet.DiscoverReport, error) {
+	m, err := e.discoveryMethod(&f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.outstanding < 0 || f.perNode < 0 {
+		return nil, nil, usagef("-o and --per_node_smps must not be negative")
+	}
+	f.progressBar = progressBar
+	res, err := e.discoverOn(s, &f, m, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res.s, res.report, nil
+}
+
 // warnFailures prints what did not answer, one line each, as the C tool
 // warns on stderr (and goes on).
 func (e *Env) warnFailures(cmd string, r *discoverResult) {
@@ -232,16 +252,6 @@ func (p *progress) done() {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 79))
 	}
 }
-
-// exitError carries the C tool's exit status.
-type exitError struct {
-	err  error
-	code int
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-func (e *exitError) ExitCode() int { return e.code }
 
 // PeerJSON is the far end of a link.
 type PeerJSON struct {

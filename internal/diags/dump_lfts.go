@@ -1,8 +1,6 @@
 package diags
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 )
 
@@ -24,27 +22,4 @@ exits 0 even when dump_fts fails.`,
 	}
 	f.register(c, true)
 	return c
-}
-
-// runDumpScript is dump_lfts.sh and dump_mfts.sh: dump_fts, whose failure
-// is only reported, then the notice that names its replacement.
-func runDumpScript(e *Env, cmd, replacement string, f *dumpFTsFlags, args []string) error {
-	tables, err := runDumpFTs(e, f, args)
-	if err != nil {
-		if _, usage := err.(*UsageError); usage {
-			return err
-		}
-		fmt.Fprintf(e.Stderr, "%s: %v\n", cmd, err)
-	}
-	if e.JSON {
-		if tables == nil {
-			tables = []*ForwardingTable{}
-		}
-		return e.writeJSON(cmd, tables)
-	}
-	if err := e.printTables(cmd, tables); err != nil {
-		return err
-	}
-	_, werr := fmt.Fprintf(e.Stdout, "\n*** WARNING ***: this command has been replaced by %s\n\n\n", replacement)
-	return werr
 }

@@ -3,7 +3,6 @@ package diags
 import (
 	"encoding/binary"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -58,28 +57,6 @@ Examples:
 	fl.BoolVarP(&f.direct, "Direct", "D", false, "use Direct address argument")
 	fl.BoolVarP(&f.guid, "Guid", "G", false, "use GUID address argument")
 	return c
-}
-
-// resolveSMPDest reads a destination for SMPs as the C diags'
-// resolve_portid_str does under the addressing flags; a failure is their
-// "can't resolve destination port".
-func resolveSMPDest(s *session, arg string, a *addrFlags) (ibpath.Path, error) {
-	if _, err := a.mode(); err != nil {
-		return nil, err
-	}
-	if a.direct && drList.MatchString(arg) {
-		var hops []byte
-		for _, h := range strings.Split(strings.TrimSuffix(arg, ","), ",") {
-			n, _ := strconv.ParseUint(h, 10, 64) // atoi, cast to uint8
-			hops = append(hops, byte(n))
-		}
-		return ibpath.NewDR(hops...), nil
-	}
-	p, err := s.smpTarget(arg, a)
-	if err != nil {
-		return nil, iberror(unwrapUsage(err), "can't resolve destination port %s", arg)
-	}
-	return p, nil
 }
 
 // selfTarget is resolve_self: the local port by its LID (by directed route

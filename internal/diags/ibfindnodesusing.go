@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -342,7 +341,7 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 	end, linked := topo.ends["0x"+sw.guid][portArg]
 
 	res := &FindNodesResult{All: f.all, Out: []RoutedPortJSON{}, In: []RoutedPortJSON{},
-		Switch: LinkEndJSON{GUID: "0x" + sw.guid, Port: int(port), Description: node.Description(), NodeType: ftNodeType(node.Type)}}
+		Switch: LinkEndJSON{GUID: "0x" + sw.guid, Port: int(port), Description: node.Description(), NodeType: madNodeType(node.Type)}}
 	var peer *subnet.Node
 	var peerPort float64
 	if linked {
@@ -351,35 +350,27 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 		peerPort = perlNumber(end.port)
 		pj := &LinkEndJSON{GUID: end.guid, Port: int(peerPort), Description: end.desc}
 		if peer != nil {
-			pj.Description, pj.NodeType = peer.Description(), ftNodeType(peer.Type)
+			pj.Description, pj.NodeType = peer.Description(), madNodeType(peer.Type)
 		}
 		res.Peer = pj
 	}
 
 	// Both tables at once; a peer that is not a switch has none (the
 	// script's ibroute fails on it and lists nothing).
-	var wg sync.WaitGroup
-	var outT, inT *ForwardingTable
-	read := func(n *subnet.Node, dst **ForwardingTable) {
-		defer wg.Done()
-		*dst = dumpSwitchTable(e.Ctx, sess, sn, n, &dumpFTsFlags{}, f.df.mkey, names, 0, 0, false)
-	}
-	wg.Add(1)
-	go read(node, &outT)
+	switches := []*subnet.Node{node}
 	if peer != nil && peer.Type == iba.NodeTypeSwitch {
-		wg.Add(1)
-		go read(peer, &inT)
+		switches = append(switches, peer)
 	}
-	wg.Wait()
-	if err := e.Ctx.Err(); err != nil {
+	tables, err := readFabricTables(e.Ctx, sess, sn, switches, &ftRequest{o: ftOptions{names: names}}, f.df.mkey)
+	if err != nil {
 		return err
 	}
-	res.Out = fnuRouted(outT, port, f.all)
-	res.In = fnuRouted(inT, peerPort, f.all)
-	for _, t := range []*ForwardingTable{outT, inT} {
-		if t != nil {
-			res.Errors = append(res.Errors, t.Errors...)
-		}
+	res.Out = fnuRouted(tables[0], port, f.all)
+	if len(tables) > 1 {
+		res.In = fnuRouted(tables[1], peerPort, f.all)
+	}
+	for _, t := range tables {
+		res.Errors = append(res.Errors, t.Errors...)
 	}
 
 	if e.JSON {

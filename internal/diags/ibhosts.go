@@ -35,15 +35,8 @@ const (
 	listRouter
 )
 
-// NodeLineJSON is one node of ibhosts/ibswitches/ibrouters/ibnodes --json.
-type NodeLineJSON struct {
-	Type        string `json:"type"`
-	GUID        string `json:"guid"`
-	Ports       int    `json:"ports"`
-	Description string `json:"description"`
-	LID         uint16 `json:"lid,omitempty"`
-	LMC         uint8  `json:"lmc,omitempty"`
-	Enhanced    bool   `json:"enhanced_port0,omitempty"`
+func (k listKind) nodeType() iba.NodeType {
+	return [...]iba.NodeType{listCA: iba.NodeTypeCA, listSwitch: iba.NodeTypeSwitch, listRouter: iba.NodeTypeRouter}[k]
 }
 
 func newNodeLister(e *Env, name, what string, kinds ...listKind) *cobra.Command {
@@ -83,7 +76,11 @@ topology file, as infiniband-diags' ` + name + ` script does.`,
 				text = b.Bytes()
 			}
 			if e.JSON {
-				return e.writeJSON(name, nodeLinesJSON(s, kinds))
+				types := make([]iba.NodeType, len(kinds))
+				for i, k := range kinds {
+					types[i] = k.nodeType()
+				}
+				return e.writeJSON(name, nodeLinesJSON(s, types...))
 			}
 			w := bufio.NewWriter(e.Stdout)
 			for _, k := range kinds {
@@ -94,23 +91,6 @@ topology file, as infiniband-diags' ` + name + ` script does.`,
 	}
 	df.register(c, false)
 	return c
-}
-
-func nodeLinesJSON(s *subnet.Subnet, kinds []listKind) []NodeLineJSON {
-	out := []NodeLineJSON{}
-	for _, k := range kinds {
-		t := map[listKind]iba.NodeType{listCA: iba.NodeTypeCA, listSwitch: iba.NodeTypeSwitch, listRouter: iba.NodeTypeRouter}[k]
-		nodes := s.NodesOfType(t)
-		for i := len(nodes) - 1; i >= 0; i-- {
-			n := nodes[i]
-			j := NodeLineJSON{Type: nodeTypeName(n.Type), GUID: n.GUID.String(), Ports: n.NumPorts, Description: n.Description()}
-			if n.Type == iba.NodeTypeSwitch {
-				j.LID, j.LMC, j.Enhanced = n.SMALID, n.SMALMC, n.EnhancedSP0
-			}
-			out = append(out, j)
-		}
-	}
-	return out
 }
 
 var (

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/iba"
-	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/rdmakit/rdmakit/namemap"
 	"github.com/rdmakit/rdmakit/subnet"
 )
@@ -26,10 +25,6 @@ const (
 	linkDiffNodeDesc             // the node description
 	linkDiffDefault  = linkDiffPort | linkDiffState
 )
-
-// liCapExtSpeeds is PortInfo:CapabilityMask.IsExtendedSpeedsSupported
-// (IBA 14.2.5.6, table 159).
-const liCapExtSpeeds = 0x4000
 
 type linkInfoFlags struct {
 	df                          discoverFlags
@@ -264,18 +259,6 @@ func (lw *liWriter) finish(e *Env, r *discoverResult) error {
 	return e.writeJSON("iblinkinfo", lw.res)
 }
 
-func liNodeType(t iba.NodeType) string {
-	switch t {
-	case iba.NodeTypeSwitch:
-		return "Switch"
-	case iba.NodeTypeCA:
-		return "CA"
-	case iba.NodeTypeRouter:
-		return "Router"
-	}
-	return "??"
-}
-
 // header is print_node_header: printed once per node (*printed counts),
 // never in line mode. A nil printed prints unconditionally.
 func (lw *liWriter) header(n *subnet.Node, printed *int, prefix string) {
@@ -326,168 +309,6 @@ func (lw *liWriter) jsonNode(n *subnet.Node) *LinkInfoNode {
 	return lw.cur
 }
 
-// capInfo is the PortInfo whose CapabilityMask speaks for p: a switch's
-// port 0, else the port itself; nil when not known.
-func liCapInfo(p *subnet.Port) *iba.PortInfo {
-	if p.Node.Type == iba.NodeTypeSwitch {
-		p0 := p.Node.Port(0)
-		if p0 == nil {
-			return nil
-		}
-		pi := p0.PortInfo()
-		return &pi
-	}
-	pi := p.PortInfo()
-	return &pi
-}
-
-func liMlnxExt(p *subnet.Port) iba.MlnxExtPortInfo {
-	var x iba.MlnxExtPortInfo
-	_ = x.Unmarshal(p.ExtInfo[:]) // zero when not read, as libibnetdisc's ext_info
-	return x
-}
-
-// The libibmad renderings (libibmad/dump.c) of the fields the link line
-// shows; width and speeds are ibaprint's.
-func liWidth(w uint8) string    { return ibaprint.LinkWidth(uint64(w)) }
-func liSpeed(s uint8) string    { return ibaprint.LinkSpeed(uint64(s)) }
-func liSpeedExt(s uint8) string { return ibaprint.LinkSpeedExt(uint64(s)) }
-
-func liPortState(s iba.PortState) string {
-	switch s {
-	case 0:
-		return "NoChange"
-	case 1:
-		return "Down"
-	case 2:
-		return "Initialize"
-	case 3:
-		return "Armed"
-	case 4:
-		return "Active"
-	}
-	return fmt.Sprintf("?(%d)", uint8(s))
-}
-
-func liPhysState(s iba.PhysPortState) string {
-	names := []string{"NoChange", "Sleep", "Polling", "Disabled", "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "PhyTest"}
-	if int(s) < len(names) {
-		return names[s]
-	}
-	return fmt.Sprintf("?(%d)", uint8(s))
-}
-
-// linkState is the "(4X 10.0 Gbps Active/LinkUp)" part of a port line,
-// with the width and speed the JSON gets.
-func liLinkState(p *subnet.Port) (text, width, speed string) {
-	pi := p.PortInfo()
-	espeed := uint8(0)
-	if ci := liCapInfo(p); ci != nil {
-		if ci.CapabilityMask&liCapExtSpeeds != 0 {
-			espeed = pi.LinkSpeedExtActive
-		}
-	}
-	state, phys := liPortState(pi.PortState), liPhysState(pi.PortPhysicalState)
-	if pi.PortState == iba.PortStateDown {
-		return fmt.Sprintf("(              %6s/%8s)", state, phys), "", ""
-	}
-	iwidth, ispeed := pi.LinkWidthActive, pi.LinkSpeedActive
-	if liCapInfo(p) == nil {
-		iwidth, ispeed = 0, 0
-	}
-	switch {
-	case espeed != 0:
-		speed = liSpeedExt(espeed)
-	case liMlnxExt(p).LinkSpeedActive&1 != 0:
-		speed = "10.0 Gbps (FDR10)"
-	default:
-		speed = liSpeed(ispeed)
-	}
-	width = liWidth(iwidth)
-	return fmt.Sprintf("(%3s %18s %6s/%8s)", width, speed, state, phys), width, speed
-}
-
-// maxWidth is ibdiag_common.c's get_max_width: the widest width in a
-// LinkWidthSupported mask.
-func liMaxWidth(m uint8) uint8 {
-	switch {
-	case m&8 != 0:
-		return 8
-	case m&4 != 0:
-		return 4
-	case m&2 != 0:
-		return 2
-	case m&0x10 != 0:
-		return 0x10
-	}
-	return 1
-}
-
-// highBit is get_max: the highest bit set (1 for 0).
-func liHighBit(m uint8) uint8 {
-	r := uint8(1)
-	for m >>= 1; m != 0; m >>= 1 {
-		r <<= 1
-	}
-	return r
-}
-
-// couldBe is get_max_msg: what the link could run at given both ends'
-// supported widths and speeds, when it does not.
-func liCouldBe(p *subnet.Port) (width, speed string) {
-	r := p.Remote
-	pi, ri := p.PortInfo(), r.PortInfo()
-	mw := liMaxWidth(pi.LinkWidthSupported & ri.LinkWidthSupported)
-	if mw&pi.LinkWidthActive == 0 {
-		width = "Could be " + liWidth(mw)
-	}
-	capOf := func(q *subnet.Port) uint32 {
-		if ci := liCapInfo(q); ci != nil {
-			return ci.CapabilityMask
-		}
-		return 0
-	}
-	if capOf(p)&liCapExtSpeeds != 0 && capOf(r)&liCapExtSpeeds != 0 &&
-		pi.LinkSpeedExtSupported != 0 && ri.LinkSpeedExtSupported != 0 {
-		ms := liHighBit(pi.LinkSpeedExtSupported & ri.LinkSpeedExtSupported)
-		if ms&pi.LinkSpeedExtActive == 0 {
-			speed = "Could be " + liSpeedExt(ms)
-		}
-		return width, speed
-	}
-	if liMlnxExt(p).LinkSpeedSupported&1 != 0 && liMlnxExt(r).LinkSpeedSupported&1 != 0 {
-		if liMlnxExt(p).LinkSpeedActive&1 == 0 {
-			if pi.LinkSpeedActive == 4 {
-				speed = "Could be FDR10 (Found link at QDR but expected speed is FDR10)"
-			} else {
-				speed = "Could be FDR10"
-			}
-		}
-		return width, speed
-	}
-	ms := liHighBit(pi.LinkSpeedSupported & ri.LinkSpeedSupported)
-	if ms&pi.LinkSpeedActive == 0 {
-		speed = "Could be " + liSpeed(ms)
-	}
-	return width, speed
-}
-
-func liExtPort(p *subnet.Port) string {
-	if p.ExtNum != 0 {
-		return fmt.Sprint(p.ExtNum)
-	}
-	return ""
-}
-
-// peerLID is the LID printed for a link's far end: its base LID, else its
-// switch's port 0 LID.
-func liPeerLID(r *subnet.Port) uint16 {
-	if r.BaseLID != 0 {
-		return r.BaseLID
-	}
-	return r.Node.SMALID
-}
-
 // filteredDown is filterdownport_check: the port is down in the filter
 // subnet too.
 func (lw *liWriter) filteredDown(n *subnet.Node, p *subnet.Port) bool {
@@ -505,9 +326,9 @@ func (lw *liWriter) port(n *subnet.Node, p *subnet.Port, prefix, side string) {
 	if pi.PortState == iba.PortStateDown && lw.filter != nil && lw.filteredDown(n, p) {
 		return
 	}
-	link, width, speed := liLinkState(p)
+	link, width, speed := linkState(p)
 	jp := LinkInfoPort{Port: p.Num, GUID: p.GUID.String(), LID: p.BaseLID, Width: width, Speed: speed,
-		State: liPortState(pi.PortState), PhysState: liPhysState(pi.PortPhysicalState), DiffSide: strings.TrimSpace(side)}
+		State: linkPortState(pi.PortState), PhysState: linkPhysState(pi.PortPhysicalState), DiffSide: strings.TrimSpace(side)}
 	if n.Type == iba.NodeTypeSwitch {
 		jp.LID = n.SMALID
 	}
@@ -518,14 +339,14 @@ func (lw *liWriter) port(n *subnet.Node, p *subnet.Port, prefix, side string) {
 	}
 	var remote string
 	if r := p.Remote; r != nil {
-		cw, cs := liCouldBe(p)
+		cw, cs := linkCouldBe(p)
 		jp.CouldWidth, jp.CouldSpeed = cw, cs
 		guid := ""
 		if lw.line {
 			guid = fmt.Sprintf("0x%016x ", uint64(r.GUID))
 		}
-		remote = fmt.Sprintf("%s%6d %4d[%2s] \"%s\" (%s %s)\n", guid, liPeerLID(r), r.Num, liExtPort(r), nodeName(lw.names, r.Node), cw, cs)
-		jp.Remote = &LinkPeer{GUID: r.GUID.String(), LID: liPeerLID(r), Port: r.Num, Name: nodeName(lw.names, r.Node)}
+		remote = fmt.Sprintf("%s%6d %4d[%2s] \"%s\" (%s %s)\n", guid, linkPeerLID(r), r.Num, linkExtPort(r), nodeName(lw.names, r.Node), cw, cs)
+		jp.Remote = &LinkPeer{GUID: r.GUID.String(), LID: linkPeerLID(r), Port: r.Num, Name: nodeName(lw.names, r.Node)}
 	} else if pi.PortState == iba.PortStateDown {
 		remote = "           [  ] \"\" ( )\n"
 	} else {
@@ -541,9 +362,9 @@ func (lw *liWriter) port(n *subnet.Node, p *subnet.Port, prefix, side string) {
 		if !lw.line {
 			fmt.Fprintf(lw.w, "0x%016x ", uint64(p.GUID))
 		}
-		fmt.Fprintf(lw.w, "%6d %4d[%2s] ==%s==>  %s", p.BaseLID, p.Num, liExtPort(p), link, remote)
+		fmt.Fprintf(lw.w, "%6d %4d[%2s] ==%s==>  %s", p.BaseLID, p.Num, linkExtPort(p), link, remote)
 	} else {
-		fmt.Fprintf(lw.w, "%6d %4d[%2s] ==%s==>  %s", n.SMALID, p.Num, liExtPort(p), link, remote)
+		fmt.Fprintf(lw.w, "%6d %4d[%2s] ==%s==>  %s", n.SMALID, p.Num, linkExtPort(p), link, remote)
 	}
 	if jn := lw.jsonNode(n); jn != nil {
 		jn.Ports = append(jn.Ports, jp)

@@ -218,18 +218,6 @@ type PortJSON struct {
 	Remote    *PeerJSON `json:"remote,omitempty"`
 }
 
-func nodeTypeName(t iba.NodeType) string {
-	switch t {
-	case iba.NodeTypeCA:
-		return "CA"
-	case iba.NodeTypeSwitch:
-		return "Switch"
-	case iba.NodeTypeRouter:
-		return "Router"
-	}
-	return fmt.Sprintf("type %d", t)
-}
-
 func topologyJSON(s *subnet.Subnet, rep *subnet.DiscoverReport) *TopologyJSON {
 	doc := &TopologyJSON{MaxHops: s.MaxHopsDiscovered, MADs: s.MADs, Nodes: []NodeJSON{}, Unreachable: []FailureJSON{}, Failures: []FailureJSON{}}
 	if from, port := s.From(); from != nil {

@@ -1,7 +1,6 @@
 package diags
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,11 +9,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
-	"github.com/rdmakit/rdmakit/fabric"
 	"github.com/rdmakit/rdmakit/iba"
-	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/openib"
 )
 
 func init() {
@@ -77,81 +74,15 @@ node's SM client, the only client ibsim hands requests to.)`,
 	return c
 }
 
-// ouiArg is -o as strtoul reads it; the default is OpenIB's.
-func ouiArg(s string) uint32 {
-	if s == "" {
-		return iba.OUIOpenIB
-	}
-	return uint32(cStrtoul(s)) & 0xffffff
-}
-
-// hostAndDomain is what the C servers answer: "host.domain", or the host
-// alone without a domain name.
-func hostAndDomain() string {
-	h, err := os.Hostname()
-	if err != nil {
-		h = "?hostname?"
-	}
-	var u unix.Utsname
-	d := "?domainname?"
-	if unix.Uname(&u) == nil {
-		d = string(bytes.TrimRight(u.Domainname[:], "\x00"))
-	}
-	if d == "" {
-		return h
-	}
-	return h + "." + d
-}
-
-// cString is the text of a NUL-terminated string field.
-func cString(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
-}
-
-// openVendor opens a session for the OpenIB vendor classes with OUI oui.
-// A server (ibping -S, ibsysstat -S) on ibsim attaches as its node's SM
-// client (SIM_SET_ISSM), the only client ibsim hands unsolicited requests
-// to (find_client).
-func (e *Env) openVendor(oui uint32, server bool) (*session, error) {
-	var extra []fabric.Option
-	if server {
-		extra = append(extra, fabric.WithServe())
-	}
-	t, err := e.openTransport(extra...)
-	if err != nil {
-		return nil, err
-	}
-	return e.newSession(t)
-}
-
-// vendorServe answers requests of a vendor class with the given OUI until
-// ctx ends; requests for another OUI are dropped, as the kernel's OUI
-// filter of a range 2 agent drops them.
-func vendorServe(ctx context.Context, mc *mad.Client, class iba.Class, oui uint32, h func(req *mad.ServerRequest) []byte) error {
-	return mc.Serve(ctx, class, 1, []iba.Method{iba.MethodGet}, func(ctx context.Context, req *mad.ServerRequest) (*mad.ServerReply, error) {
-		if len(req.MAD) < 40 || uint32(req.MAD[37])<<16|uint32(req.MAD[38])<<8|uint32(req.MAD[39]) != oui {
-			return nil, nil
-		}
-		return &mad.ServerReply{Data: h(req)}, nil
-	}, mad.WithOUI(oui))
-}
-
 func runIBPing(e *Env, f *ibpingFlags, args []string) error {
 	oui := ouiArg(f.oui)
 	if f.server {
-		s, err := e.openVendor(oui, true)
+		s, err := e.openVendor(true)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		host := hostAndDomain()
-		data := make([]byte, 216)
-		copy(data[:215], host)
-		err = vendorServe(e.Ctx, s.mc, iba.ClassOpenIBPing, oui, func(*mad.ServerRequest) []byte { return data })
-		if err != nil {
+		if err := openib.ServePing(e.Ctx, s.mc, oui, openib.HostName()); err != nil {
 			return iberror(err, "can't serve class %d on this port", int(iba.ClassOpenIBPing))
 		}
 		return nil
@@ -163,14 +94,14 @@ func runIBPing(e *Env, f *ibpingFlags, args []string) error {
 	if f.count != "" {
 		count = int(uint32(cStrtoul(f.count)))
 	}
-	s, err := e.openVendor(oui, false)
+	s, err := e.openVendor(false)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	target, err := s.gmpTarget(args[0], &f.addr)
+	target, err := resolveGMPDest(s, args[0], &f.addr)
 	if err != nil {
-		return iberror(unwrapUsage(err), "can't resolve destination port %s", args[0])
+		return err
 	}
 	res := &IBPingResult{Target: "Lid " + strconv.Itoa(int(target.Route().Addr.LID))}
 	start := time.Now()
@@ -181,8 +112,7 @@ func runIBPing(e *Env, f *ibpingFlags, args []string) error {
 		}
 		res.Transmitted++
 		t0 := time.Now()
-		var pong iba.OpenIBPing
-		err := s.mc.VendGet(e.Ctx, target, iba.ClassOpenIBPing, oui, &pong, 0)
+		host, err := openib.Ping(e.Ctx, s.mc, target, oui)
 		rtt := time.Since(t0)
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
@@ -192,7 +122,6 @@ func runIBPing(e *Env, f *ibpingFlags, args []string) error {
 			res.Pings = append(res.Pings, IBPingPong{Error: err.Error()})
 			fmt.Fprintf(e.Stderr, "ibwarn: [%d] ibping: ping to %s failed: %v\n", os.Getpid(), res.Target, err)
 		} else {
-			host := cString(pong.HostName[:])
 			if res.Host == "" {
 				res.Host = host
 			}

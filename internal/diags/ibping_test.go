@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rdmakit/rdmakit/ibsim"
+	"github.com/rdmakit/rdmakit/openib"
 )
 
 // startServer runs ibtool (ibping -S, ibsysstat -S, a test agent) attached
@@ -86,7 +87,7 @@ func TestIBPingLive(t *testing.T) {
 		out, _, _ := l.ours(t, "ibping", "-t", "200", "-c", "1", "-f", srv)
 		return strings.Contains(out, " 1 received")
 	}, "ibping", "-S")
-	host := hostAndDomain()
+	host := openib.HostName()
 	for _, args := range [][]string{
 		{"-c", "3", "-f", srv},
 		{"-c", "1", srv},

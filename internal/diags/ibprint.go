@@ -78,8 +78,7 @@ func newIBPrintWith(e *Env, name, what string, typ iba.NodeType, open func() (*s
 				return err
 			}
 			defer s.Close()
-			r := &checkRunner{e: e, f: &checkFlags{disc: disc}}
-			sn, rep, err := r.discoverWith(s)
+			sn, rep, err := e.discoverWith(s, disc, false)
 			if err != nil {
 				return err
 			}
@@ -116,8 +115,7 @@ func printNodeList(e *Env, name string, sn *subnet.Subnet, typ iba.NodeType) err
 	if !e.JSON {
 		return sn.WriteNodeList(e.Stdout, subnet.TopologyOptions{}, typ)
 	}
-	k := map[iba.NodeType]listKind{iba.NodeTypeCA: listCA, iba.NodeTypeSwitch: listSwitch, iba.NodeTypeRouter: listRouter}[typ]
-	return e.writeJSON(name, nodeLinesJSON(sn, []listKind{k}))
+	return e.writeJSON(name, nodeLinesJSON(sn, typ))
 }
 
 // nodeStanza cuts the node's stanza out of the topology ibnetdiscover

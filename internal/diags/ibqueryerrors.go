@@ -698,11 +698,11 @@ func (q *qeRun) portConfig(w io.Writer, n *subnet.Node, num int) {
 	if p == nil {
 		return
 	}
-	link, _, _ := liLinkState(p)
+	link, _, _ := linkState(p)
 	var remote string
 	if r := p.Remote; r != nil {
-		cw, cs := liCouldBe(p)
-		remote = fmt.Sprintf("0x%016x %6d %4d[%2s] \"%s\" (%s %s)\n", uint64(r.GUID), liPeerLID(r), r.Num, liExtPort(r), nodeName(q.names, r.Node), cw, cs)
+		cw, cs := linkCouldBe(p)
+		remote = fmt.Sprintf("0x%016x %6d %4d[%2s] \"%s\" (%s %s)\n", uint64(r.GUID), linkPeerLID(r), r.Num, linkExtPort(r), nodeName(q.names, r.Node), cw, cs)
 	} else {
 		remote = "           [  ] \"\" ( )\n"
 	}
@@ -711,5 +711,5 @@ func (q *qeRun) portConfig(w io.Writer, n *subnet.Node, num int) {
 		lid = n.SMALID
 	}
 	fmt.Fprintf(w, "       Link info: %6d", lid)
-	fmt.Fprintf(w, "%4d[%2s] ==%s==>  %s", p.Num, liExtPort(p), link, remote)
+	fmt.Fprintf(w, "%4d[%2s] ==%s==>  %s", p.Num, linkExtPort(p), link, remote)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rdmakit/rdmakit/internal/testbed"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/sa"
+	"github.com/rdmakit/rdmakit/subnet"
 )
 
 // ipoibBroadcast is the IPoIB broadcast group of the default partition
@@ -198,15 +199,15 @@ func TestIBRouteUsage(t *testing.T) {
 func TestIBRouteRanges(t *testing.T) {
 	// The C tools' range arithmetic, including the warnings.
 	s, e, w := unicastRange(0xc100, 0, 0)
-	if s != 0 || e != maxUnicastLID || len(w) != 1 {
+	if s != 0 || e != subnet.MaxUnicastLID || len(w) != 1 {
 		t.Errorf("unicast top beyond the unicast range: %d %d %q", s, e, w)
 	}
 	ms, me, w := multicastRange(1024, 0xc010, 0x10, 0, false)
-	if ms != minMulticastLID || me != 0xc010 || len(w) != 1 {
+	if ms != subnet.MinMulticastLID || me != 0xc010 || len(w) != 1 {
 		t.Errorf("multicast start below 0xc000: %#x %#x %q", ms, me, w)
 	}
 	ms, me, w = multicastRange(0x4000, 0, 0, 0, true)
-	if ms != minMulticastLID || me != maxMulticastLID || len(w) != 1 {
+	if ms != subnet.MinMulticastLID || me != subnet.MaxMulticastLID || len(w) != 1 {
 		t.Errorf("multicast cap beyond 0xfffe: %#x %#x %q", ms, me, w)
 	}
 	_, me, w = multicastRange(1024, 0x10, 0, 0, false)

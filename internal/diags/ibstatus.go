@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rdmakit/rdmakit/fabric"
 )
 
 func init() {
@@ -142,7 +144,7 @@ func (e *Env) sysClassDir() string {
 	if !e.isUmad() {
 		return "/sys/class/infiniband"
 	}
-	return path.Join(sysfsRoot(), "class", "infiniband")
+	return path.Join(fabric.SysfsRoot(), "class", "infiniband")
 }
 
 func (c *caView) hasPortsDir() bool {

@@ -1,17 +1,16 @@
 package diags
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/openib"
 )
 
 func init() {
@@ -28,9 +27,8 @@ type IBSysStatResult struct {
 }
 
 // sysstatOps are ibsysstat's ops and their attributes of the OpenIB
-// sysstat class (ibsysstat.c: IB_PING_ATTR, IB_HOSTINFO_ATTR,
-// IB_CPUINFO_ATTR).
-var sysstatOps = map[string]uint16{"ping": 0x10, "host": 0x11, "cpu": 0x12}
+// sysstat class.
+var sysstatOps = map[string]uint16{"ping": openib.AttrSysStatPing, "host": openib.AttrHostInfo, "cpu": openib.AttrCPUInfo}
 
 type ibsysstatFlags struct {
 	addr   addrFlags
@@ -81,41 +79,47 @@ func runIBSysStat(e *Env, f *ibsysstatFlags, args []string) error {
 		}
 	}
 	if f.server {
-		s, err := e.openVendor(oui, true)
+		s, err := e.openVendor(true)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		host := hostAndDomain()
-		cpus := cpuInfo(e.Stderr)
-		err = vendorServe(e.Ctx, s.mc, iba.ClassOpenIBSysStat, oui, func(req *mad.ServerRequest) []byte {
-			return sysstatReply(req.AttrID, req.Data(), host, cpus)
-		})
+		cpus, err := openib.LocalCPUs()
+		if err != nil {
+			// The C server's words when it cannot open the file; it
+			// serves on with what it has.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				fmt.Fprintf(e.Stderr, "ibwarn: [%d] build_cpuinfo: couldn't open /proc/cpuinfo\n", os.Getpid())
+			} else {
+				fmt.Fprintf(e.Stderr, "ibwarn: [%d] build_cpuinfo: %v\n", os.Getpid(), err)
+			}
+		}
+		err = openib.ServeSysStat(e.Ctx, s.mc, oui, openib.SysInfo{Host: openib.HostName(), CPUs: cpus})
 		if err != nil {
 			return iberror(err, "can't serve class %d", int(iba.ClassOpenIBSysStat))
 		}
 		return nil
 	}
-	s, err := e.openVendor(oui, false)
+	s, err := e.openVendor(false)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	target, err := s.gmpTarget(args[0], &f.addr)
+	target, err := resolveGMPDest(s, args[0], &f.addr)
 	if err != nil {
-		return iberror(unwrapUsage(err), "can't resolve destination port %s", args[0])
+		return err
 	}
 	res := &IBSysStatResult{Target: fmt.Sprintf("Lid %d", target.Route().Addr.LID), Op: op}
 	// One try, as the C tool's umad_send with no retries.
 	rt := target.Route()
 	rt.Tries = 1
-	rep, err := s.mc.Do(e.Ctx, mad.Request{Target: rt, Class: iba.ClassOpenIBSysStat, Method: iba.MethodGet,
-		AttrID: sysstatOps[op], OUI: oui, Data: make([]byte, 216)})
+	text, err := openib.SysStat(e.Ctx, s.mc, rt, oui, sysstatOps[op])
 	if err != nil {
 		return sysstatFailed(res.Target, err)
 	}
 	if op != "ping" {
-		res.Text = cString(rep.Data())
+		res.Text = text
 	}
 	if e.JSON {
 		return e.writeJSON("ibsysstat", res)
@@ -126,67 +130,4 @@ func runIBSysStat(e *Env, f *ibsysstatFlags, args []string) error {
 		_, err = fmt.Fprintln(e.Stdout, res.Text)
 	}
 	return err
-}
-
-// sysstatCPU is one processor of /proc/cpuinfo as the C server keeps it;
-// a field it did not find prints as "(null)", glibc's word for it.
-type sysstatCPU struct{ model, mhz string }
-
-// cpuInfo reads /proc/cpuinfo as build_cpuinfo does.
-func cpuInfo(stderr io.Writer) []sysstatCPU {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		fmt.Fprintf(stderr, "ibwarn: [%d] build_cpuinfo: couldn't open /proc/cpuinfo\n", os.Getpid())
-		return nil
-	}
-	defer f.Close()
-	return parseCPUInfo(f)
-}
-
-func parseCPUInfo(r io.Reader) []sysstatCPU {
-	var cpus []sysstatCPU
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "processor\t") {
-			if len(cpus) == 256 {
-				break
-			}
-			cpus = append(cpus, sysstatCPU{"(null)", "(null)"})
-			continue
-		}
-		i := strings.IndexByte(line, ':')
-		if len(cpus) == 0 || i < 0 {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(line, "model name\t"):
-			cpus[len(cpus)-1].model = line[i+1:]
-		case strings.HasPrefix(line, "cpu MHz\t"):
-			cpus[len(cpus)-1].mhz = line[i+1:]
-		}
-	}
-	return cpus
-}
-
-// sysstatReply is mk_reply: the data of the answer to attribute attr,
-// within one MAD (216 bytes; a longer CPU list is cut, NUL-terminated).
-func sysstatReply(attr uint16, req []byte, host string, cpus []sysstatCPU) []byte {
-	data := make([]byte, 216)
-	var text string
-	switch attr {
-	case sysstatOps["ping"]:
-		copy(data, req)
-		return data
-	case sysstatOps["host"]:
-		text = host
-	case sysstatOps["cpu"]:
-		var b strings.Builder
-		for i, c := range cpus {
-			fmt.Fprintf(&b, "cpu %d: model %s MHZ %s\n", i, c.model, c.mhz)
-		}
-		text = b.String()
-	}
-	copy(data[:len(data)-1], text)
-	return data
 }

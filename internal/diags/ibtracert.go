@@ -16,6 +16,7 @@ import (
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/namemap"
+	"github.com/rdmakit/rdmakit/subnet"
 )
 
 func init() {
@@ -124,7 +125,7 @@ func runIBTracert(e *Env, f *ibtracertFlags, multicast bool, args []string) erro
 	if f.guid && f.lid {
 		return usagef("-G and -L exclude each other")
 	}
-	mkey, err := ftParseMKey(f.mkey)
+	mkey, err := parseMKey(f.mkey)
 	if err != nil {
 		return err
 	}
@@ -335,7 +336,7 @@ func (t *tracer) getNode(node *trNode, port *trPort, p *trPortid) error {
 		return err
 	}
 	node.guid, node.typ, node.numPorts = ni.NodeGUID, ni.NodeType, int(ni.NumPorts)
-	node.desc = cleanDesc(ftDescBytes(&nd))
+	node.desc = namemap.Clean(nd.NodeString[:])
 	port.portGUID, port.portNum = ni.PortGUID, int(ni.LocalPortNum)
 	port.lid, port.lmc, port.state = int(pi.LID), int(pi.LMC), int(pi.PortState)
 	return nil
@@ -593,7 +594,7 @@ func (t *tracer) switchMCLookup(node *trNode, p *trPortid, mlid int) ([256]bool,
 	if err := t.get(p, &si, 0); err != nil {
 		return m, err
 	}
-	mlid -= minMulticastLID
+	mlid -= subnet.MinMulticastLID
 	if mlid < 0 || mlid >= int(si.MulticastFDBCap) {
 		return m, errors.New("mlid beyond the multicast table")
 	}
@@ -752,7 +753,7 @@ func (t *tracer) resolve(arg string) (trPortid, error) {
 		return trPortid{lid: lid}, nil
 	}
 	lid := int64(int32(cStrtoul(arg)))
-	if lid < 1 || lid > maxUnicastLID {
+	if lid < 1 || lid > subnet.MaxUnicastLID {
 		return trPortid{}, errors.New("not a LID")
 	}
 	return trPortid{lid: uint16(lid)}, nil
@@ -803,7 +804,7 @@ func (t *tracer) getRoute(srcArg, dstArg string) (*TraceRoute, error) {
 		return rt, nil
 	}
 	rt.MLID = t.mlid
-	if t.mlid < minMulticastLID {
+	if t.mlid < subnet.MinMulticastLID {
 		t.warn(fn, "invalid MLID; must be 0xc000 or larger")
 	}
 	var toNode trNode

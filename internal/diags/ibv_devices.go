@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/device"
+	"github.com/rdmakit/rdmakit/fabric"
 )
 
 func init() {
@@ -49,7 +50,7 @@ func runIBVDevices(e *Env) error {
 	if e.Fabric != "" && e.Fabric != "umad" {
 		return usagef("ibv_devices lists this machine's verbs devices; --fabric %s does not apply", e.Fabric)
 	}
-	root := sysfsRoot()
+	root := fabric.SysfsRoot()
 	// libibverbs gives up (ENOSYS) without the uverbs ABI file: ib_uverbs
 	// is not loaded.
 	if _, err := os.Stat(filepath.Join(root, "class", "infiniband_verbs", "abi_version")); err != nil {

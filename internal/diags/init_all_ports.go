@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/iba"
-	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/subnet"
 )
 
@@ -53,7 +52,7 @@ func runInitAllPorts(e *Env) error {
 	res := &InitAllPortsResult{Ports: []PortStateChange{}}
 	var text strings.Builder
 	nodes := sn.Nodes()
-	routes := routesAvoiding(sn, nil, int(s.local.PortNum))
+	routes := sn.RoutesAvoiding(nil, int(s.local.PortNum))
 	for i := len(nodes) - 1; i >= 0; i-- {
 		n := nodes[i]
 		for num := n.NumPorts; num >= 1; num-- {
@@ -61,22 +60,18 @@ func runInitAllPorts(e *Env) error {
 			if p == nil || !p.HasInfo {
 				continue
 			}
-			path, ok := routes.portRoute(n, num, nil)
+			path, ok := routes.Port(n, num)
 			if !ok {
 				continue // a CA port with no switch behind it: no SMP reaches it
 			}
-			dr := ibpath.NewDR(append([]byte{0}, path...)...)
-			route := dr.Route().DR.String(s.local.LID)
+			dr, route := drTarget(path, s.local.LID)
 			pi := p.PortInfo()
 			if pi.PortState == iba.PortState(1) || pi.PortState == iba.PortState(2) {
 				continue
 			}
 			ch := PortStateChange{PortGUID: p.GUID.Colon(), Port: num, Route: route,
 				StateBefore: pi.PortState.String(), PhysStateBefore: pi.PortPhysicalState.String(), Set: "PortState " + iba.PortState(1).String()}
-			m := pi
-			m.PortPhysicalState, m.LinkSpeedEnabled, m.LinkWidthEnabled = 0, 0, 0
-			m.PortState = iba.PortState(1)
-			if err := s.mc.SubnSet(e.Ctx, dr, &m, uint32(num)); err != nil {
+			if err := setPortState(e.Ctx, s.mc, dr, num, pi, iba.PortState(1), 0); err != nil {
 				fmt.Fprintf(&text, "Failed to set port state on %s@%d via %s\n    %v\n", ch.PortGUID, num, route, err)
 				res.Failed = append(res.Failed, ch)
 				continue

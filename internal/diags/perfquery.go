@@ -208,9 +208,9 @@ func perfQueryWith(e *Env, f *perfQueryFlags, args []string, open func() (*sessi
 	defer s.Close()
 	r := &perfRun{e: e, s: s, f: f, res: &PerfQueryResult{}}
 	if len(args) > 0 {
-		t, err := s.gmpTarget(args[0], &f.addr)
+		t, err := resolveGMPDest(s, args[0], &f.addr)
 		if err != nil {
-			return iberror(unwrapUsage(err), "can't resolve destination port %s", args[0])
+			return err
 		}
 		r.target = t
 	} else {

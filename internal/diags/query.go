@@ -1,7 +1,6 @@
 package diags
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -289,7 +288,7 @@ func runQuery(e *Env, f *queryFlags, args []string, open func() (*session, error
 		if err := do(e.Ctx, t, attr, uint32(mod)); err != nil {
 			return err
 		}
-		b, err := encode(attr)
+		b, err := marshal(attr)
 		if err != nil {
 			return err
 		}
@@ -312,9 +311,11 @@ func querySA(ctx context.Context, s *session, t mad.Target, rpc queryRPC, d *iba
 	var recs [][]byte
 	if rpc.sa == iba.MethodGetTable {
 		res.table = true
-		if recs, err = splitRecords(rep, d); err != nil {
+		tb, err := s.mc.SplitTable(rep, d)
+		if err != nil {
 			return err
 		}
+		recs = tb.Records
 	} else {
 		data := rep.Data()
 		if len(data) < d.Size {
@@ -327,31 +328,6 @@ func querySA(ctx context.Context, s *session, t mad.Target, rpc queryRPC, d *iba
 		res.Replies = append(res.Replies, jsonOf(d, b))
 	}
 	return nil
-}
-
-// splitRecords cuts the records of a GetTableResp at the SA header's
-// AttributeOffset; a reply that is one MAD (ibsim has no RMPP) ends in zero
-// padding, which is not a record.
-func splitRecords(rep *mad.Reply, d *iba.Struct) ([][]byte, error) {
-	stride := rep.AttrOffset()
-	if stride == 0 {
-		return nil, nil
-	}
-	if stride < d.Size {
-		return nil, fmt.Errorf("SubnAdmGetTable %s: AttributeOffset %d bytes is shorter than the record (%d bytes)", d.Name, stride, d.Size)
-	}
-	var recs [][]byte
-	data := rep.Data()
-	for off := 0; off+d.Size <= len(data); off += stride {
-		recs = append(recs, data[off:off+d.Size])
-	}
-	if len(rep.MAD) <= mad.Size {
-		zero := make([]byte, d.Size)
-		for len(recs) > 0 && bytes.Equal(recs[len(recs)-1], zero) {
-			recs = recs[:len(recs)-1]
-		}
-	}
-	return recs, nil
 }
 
 func (r *QueryResult) render(w io.Writer, dump bool) error {

@@ -290,7 +290,7 @@ func (b *saTableBed) smpJSON(t *testing.T, lid uint16, attr iba.Attribute, mod u
 	if err := b.mc.SubnGet(ctx, mad.Route{Addr: mad.Addr{LID: lid}}, attr, mod); err != nil {
 		t.Fatalf("SubnGet %s of LID %d mod %d: %v", attr.Desc().Name, lid, mod, err)
 	}
-	raw, err := encode(attr)
+	raw, err := marshal(attr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -570,32 +570,13 @@ func (r *saRun) readCPI() error {
 		e.msg += "\nFailed to query SA:ClassPortInfo"
 		return e
 	}
-	b, err := encode(cpi)
+	b, err := marshal(cpi)
 	if err != nil {
 		return err
 	}
 	r.cpi = b
 	r.res.ClassPortInfo = jsonOf(cpi.Desc(), b)
 	return nil
-}
-
-func encode(a iba.Attribute) ([]byte, error) {
-	b := make([]byte, a.Desc().Size)
-	if err := a.MarshalTo(b); err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", a.Desc().Name, err)
-	}
-	return b, nil
-}
-
-func jsonOf(d *iba.Struct, b []byte) json.RawMessage {
-	var j bytes.Buffer
-	if err := ibaprint.JSON(&j, d, b); err != nil {
-		// Records come from the SA's reply, sized by the structure: a
-		// failure here is a bug, shown rather than hidden.
-		m, _ := json.Marshal(map[string]string{"error": err.Error()})
-		return m
-	}
-	return bytes.TrimSpace(j.Bytes())
 }
 
 // saRecordBuilder lays out a query record as saquery.c does: values
@@ -1242,11 +1223,11 @@ func (r *saRun) tableMod(rb *saRecordBuilder, mod uint32) ([][]byte, error) {
 	if err != nil {
 		return nil, saFailure(err)
 	}
-	recs, err := splitRecords(rep, rb.d)
+	tb, err := r.s.mc.SplitTable(rep, rb.d)
 	if err != nil {
 		return nil, &saExit{msg: "Query SA failed", code: errnoEIO, err: err}
 	}
-	return recs, nil
+	return tb.Records, nil
 }
 
 func (r *saRun) mcGroups() error {

@@ -336,8 +336,8 @@ func TestSAQueryTables(t *testing.T) {
 		if err := mc.SubnGet(ctx, to, &nd, 0); err != nil {
 			t.Fatal(err)
 		}
-		nb, _ := encode(&ni)
-		db, _ := encode(&nd)
+		nb, _ := marshal(&ni)
+		db, _ := marshal(&nd)
 		rec := make([]byte, 108)
 		binary.BigEndian.PutUint16(rec, lid)
 		copy(rec[4:], nb)
@@ -349,7 +349,7 @@ func TestSAQueryTables(t *testing.T) {
 			if err := mc.SubnGet(ctx, to, &lft, 0); err != nil {
 				t.Fatal(err)
 			}
-			lb, _ := encode(&lft)
+			lb, _ := marshal(&lft)
 			rec := make([]byte, 72)
 			binary.BigEndian.PutUint16(rec, lid)
 			copy(rec[8:], lb)
@@ -379,7 +379,7 @@ func TestSAQueryTables(t *testing.T) {
 		}
 	}
 	cpi := &iba.ClassPortInfo{BaseVersion: 1, ClassVersion: 2, CapabilityMask: 0x2602, RespTimeValue: 16}
-	fsa.cpi, _ = encode(cpi)
+	fsa.cpi, _ = marshal(cpi)
 
 	t.Run("NodeRecord", func(t *testing.T) {
 		start := time.Now()
@@ -476,7 +476,7 @@ func TestSAQueryMulticast(t *testing.T) {
 			Scope: 2, JoinState: 1, SL: 0, HopLimit: 0}
 		r.MGID, _ = iba.ParseGID(fmt.Sprintf("ff12:401b:ffff::%x", mlid))
 		r.PortGID = iba.MakeGID(0xfe80<<48, port)
-		b, _ := encode(r)
+		b, _ := marshal(r)
 		return b
 	}
 	fsa := &fakeSA{recs: map[uint16][][]byte{

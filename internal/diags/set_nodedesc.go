@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/device"
+	"github.com/rdmakit/rdmakit/fabric"
 )
 
 func init() {
@@ -59,7 +60,7 @@ func runSetNodeDesc(e *Env, view bool, args []string) error {
 	if e.Fabric != "" && e.Fabric != "umad" {
 		return usagef("set_nodedesc writes this machine's sysfs; --fabric %s does not apply", e.Fabric)
 	}
-	devs, err := device.List(sysfsRoot())
+	devs, err := device.List(fabric.SysfsRoot())
 	if err != nil {
 		return fmt.Errorf("listing RDMA devices: %w", err)
 	}

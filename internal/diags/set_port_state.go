@@ -9,7 +9,6 @@ import (
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
-	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/subnet"
 )
 
@@ -22,19 +21,6 @@ type SetPortStateResult struct {
 	// Action is disable, enable, init or "" for a dry run.
 	Action string            `json:"action"`
 	Ports  []PortStateChange `json:"ports"`
-}
-
-// PortStateChange is one port and the directed route used to reach it.
-type PortStateChange struct {
-	PortGUID string `json:"portGUID"`
-	Port     int    `json:"port"`
-	Route    string `json:"route"`
-	// Before is the port's PortInfo:PortState and PortPhysicalState as
-	// read before the change.
-	StateBefore     string `json:"stateBefore"`
-	PhysStateBefore string `json:"physStateBefore"`
-	// Set says what was written; empty for a dry run.
-	Set string `json:"set,omitempty"`
 }
 
 type setPortStateFlags struct {
@@ -105,7 +91,7 @@ func runSetPortState(e *Env, f *setPortStateFlags, args []string) error {
 		return fmt.Errorf("discovering the subnet: %w", err)
 	}
 	var targets []portTarget
-	cut := map[portKey]bool{}
+	cut := map[subnet.PortKey]bool{}
 	for _, a := range args {
 		spec, idx, hasIdx := strings.Cut(a, "@")
 		p, err := findEndPort(sn, spec)
@@ -123,49 +109,47 @@ func runSetPortState(e *Env, f *setPortStateFlags, args []string) error {
 			return usagef("Need to have a port index for switch %s", p.GUID.Colon())
 		}
 		targets = append(targets, portTarget{arg: a, port: p, num: num})
-		cut[portKey{p.Node.GUID, num}] = true
+		cut[subnet.PortKey{Node: p.Node.GUID, Num: num}] = true
 		for _, n := range []*subnet.Node{p.Node, sn.Node(p.Node.GUID)} {
 			if q := n.Port(num); n != nil && q != nil && q.Remote != nil && q.Remote.Node != nil {
-				cut[keyOf(q.Remote)] = true
+				cut[q.Remote.Key()] = true
 			}
 		}
 	}
-	routes := routesAvoiding(sn, cut, int(s.local.PortNum))
+	routes := sn.RoutesAvoiding(cut, int(s.local.PortNum))
 	var plans []struct {
-		t  portTarget
-		dr *ibpath.DRPath
-		pi iba.PortInfo
+		t     portTarget
+		dr    *ibpath.DRPath
+		route string
+		pi    iba.PortInfo
 	}
 	for _, t := range targets {
-		path, ok := routes.portRoute(t.port.Node, t.num, cut)
+		path, ok := routes.Port(t.port.Node, t.num)
 		if !ok {
 			return noRoute(routes, t)
 		}
-		dr := ibpath.NewDR(append([]byte{0}, path...)...)
+		dr, route := drTarget(path, s.local.LID)
 		var pi iba.PortInfo
 		if err := s.mc.SubnGet(e.Ctx, dr, &pi, uint32(t.num)); err != nil {
 			return fmt.Errorf("reading PortInfo of %s port %d: %w", t.port.GUID.Colon(), t.num, err)
 		}
 		plans = append(plans, struct {
-			t  portTarget
-			dr *ibpath.DRPath
-			pi iba.PortInfo
-		}{t, dr, pi})
+			t     portTarget
+			dr    *ibpath.DRPath
+			route string
+			pi    iba.PortInfo
+		}{t, dr, route, pi})
 	}
 	var text strings.Builder
 	for _, p := range plans {
-		route := p.dr.Route()
-		ch := PortStateChange{PortGUID: p.t.port.GUID.Colon(), Port: p.t.num, Route: route.DR.String(s.local.LID),
+		ch := PortStateChange{PortGUID: p.t.port.GUID.Colon(), Port: p.t.num, Route: p.route,
 			StateBefore: p.pi.PortState.String(), PhysStateBefore: p.pi.PortPhysicalState.String()}
 		if res.Action == "" {
 			fmt.Fprintf(&text, "Would have changed %s@%d on %s\n", ch.PortGUID, ch.Port, ch.Route)
 			res.Ports = append(res.Ports, ch)
 			continue
 		}
-		m := p.pi
-		m.PortState, m.PortPhysicalState = iba.PortState(state), iba.PhysPortState(phys)
-		m.LinkSpeedEnabled, m.LinkWidthEnabled = 0, 0
-		if err := s.mc.SubnSet(e.Ctx, p.dr, &m, uint32(p.t.num)); err != nil {
+		if err := setPortState(e.Ctx, s.mc, p.dr, p.t.num, p.pi, iba.PortState(state), iba.PhysPortState(phys)); err != nil {
 			return fmt.Errorf("setting the port state of %s@%d on %s: %w", ch.PortGUID, ch.Port, ch.Route, err)
 		}
 		if phys != 0 {
@@ -220,101 +204,11 @@ func uint64FromBytes(b []byte) uint64 {
 	return v
 }
 
-// portKey names a port by its node's GUID and its number: the subnet's
-// Remote links may point at other copies of a port than the node's own.
-type portKey struct {
-	node iba.GUID
-	num  int
-}
-
-func keyOf(p *subnet.Port) portKey { return portKey{p.Node.GUID, p.Num} }
-
-// routeSet holds directed routes from the local port to nodes, by node
-// GUID.
-type routeSet struct {
-	sn    *subnet.Subnet
-	to    map[iba.GUID]subnet.DRPath
-	start iba.GUID
-	port  int // the local port
-}
-
-// routesAvoiding finds, breadth first from the node discovery started at,
-// a directed route to every node that crosses no link of a port in cut. A
-// CA starts out of its own port only: its SMI sends on that port whatever
-// the route says.
-func routesAvoiding(sn *subnet.Subnet, cut map[portKey]bool, localPort int) *routeSet {
-	start, startPort := sn.From()
-	if startPort == 0 {
-		startPort = localPort
-	}
-	r := &routeSet{sn: sn, to: map[iba.GUID]subnet.DRPath{}, port: startPort}
-	if start == nil {
-		return r
-	}
-	r.start = start.GUID
-	r.to[start.GUID] = subnet.DRPath{}
-	queue := []*subnet.Node{start}
-	for len(queue) > 0 {
-		n := queue[0]
-		queue = queue[1:]
-		if n.GUID != r.start && n.Type != iba.NodeTypeSwitch {
-			continue // DR SMPs go through switches only
-		}
-		for i := 1; i <= n.NumPorts; i++ {
-			if n.GUID == r.start && n.Type != iba.NodeTypeSwitch && i != startPort {
-				continue
-			}
-			p := n.Port(i)
-			if p == nil || p.Remote == nil || p.Remote.Node == nil || cut[keyOf(p)] || cut[keyOf(p.Remote)] {
-				continue
-			}
-			peer := sn.Node(p.Remote.Node.GUID)
-			if peer == nil {
-				continue
-			}
-			if _, seen := r.to[peer.GUID]; seen {
-				continue
-			}
-			route := r.to[n.GUID].Extend(uint8(i))
-			if len(route) > mad.MaxHops {
-				continue
-			}
-			r.to[peer.GUID] = route
-			queue = append(queue, peer)
-		}
-	}
-	return r
-}
-
-// portRoute is the directed route that reaches port num of node n: the
-// node's route for a switch; for a CA or router, whose SMA answers for the
-// port an SMP comes in on, the route to the switch at the other end of
-// that port's link and out through it (or the empty route for the local
-// port).
-func (r *routeSet) portRoute(n *subnet.Node, num int, cut map[portKey]bool) (subnet.DRPath, bool) {
-	if n.Type == iba.NodeTypeSwitch {
-		route, ok := r.to[n.GUID]
-		return route, ok
-	}
-	if n.GUID == r.start && num == r.port {
-		return subnet.DRPath{}, true
-	}
-	p := n.Port(num)
-	if p == nil || p.Remote == nil || p.Remote.Node == nil || p.Remote.Node.Type != iba.NodeTypeSwitch || cut[keyOf(p)] || cut[keyOf(p.Remote)] {
-		return nil, false
-	}
-	route, ok := r.to[p.Remote.Node.GUID]
-	if !ok || len(route) >= mad.MaxHops {
-		return nil, false
-	}
-	return route.Extend(uint8(p.Remote.Num)), true
-}
-
 // noRoute explains a port that cannot be reached around the cut links, and
 // points at the peer port when that one can be.
-func noRoute(routes *routeSet, t portTarget) error {
+func noRoute(routes *subnet.DRRoutes, t portTarget) error {
 	if q := t.port.Node.Port(t.num); q != nil && q.Remote != nil && q.Remote.Node != nil {
-		if _, ok := routes.portRoute(q.Remote.Node, q.Remote.Num, nil); ok {
+		if _, ok := routes.Port(q.Remote.Node, q.Remote.Num); ok {
 			peer := q.Remote.Node.EndPort()
 			if peer == nil {
 				peer = q.Remote

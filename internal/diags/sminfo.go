@@ -2,7 +2,6 @@ package diags
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -119,25 +118,4 @@ func runSMInfo(e *Env, f *sminfoFlags, args []string) error {
 	_, err = fmt.Fprintf(e.Stdout, "sminfo: sm lid %d sm guid %s, activity count %d priority %d state %d %s\n",
 		res.LID, res.GUID, res.ActivityCount, res.Priority, res.State, res.StateName)
 	return err
-}
-
-// atoi is C's atoi: leading blanks, a sign, decimal digits, and anything
-// after them ignored.
-func atoi(s string) int32 {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
-		i++
-	}
-	j := i
-	if j < len(s) && (s[j] == '+' || s[j] == '-') {
-		j++
-	}
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
-	}
-	n, err := strconv.ParseInt(s[i:j], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return int32(n)
 }

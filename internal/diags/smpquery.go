@@ -3,11 +3,8 @@ package diags
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,89 +18,6 @@ import (
 
 func init() {
 	register(command{name: "smpquery", make: newSMPQuery})
-}
-
-// diagError is a failure that infiniband-diags reports with IBEXIT
-// ("<tool>: iberror: failed: ..."), which exits with status 255: a target
-// that does not resolve, an unknown op, a query that fails. Main takes the
-// status from ExitCode. Command lines the C tools reject with their usage
-// text stay *UsageError (status 2).
-type diagError struct {
-	msg string
-	err error
-}
-
-func (e *diagError) Error() string {
-	if e.err == nil {
-		return e.msg
-	}
-	return e.msg + ": " + e.err.Error()
-}
-
-func (e *diagError) Unwrap() error { return e.err }
-
-// ExitCode is IBEXIT's exit(-1).
-func (e *diagError) ExitCode() int { return 255 }
-
-func iberror(err error, format string, a ...any) error {
-	return &diagError{msg: fmt.Sprintf(format, a...), err: err}
-}
-
-// cStrtoul reads a number as strtoul(s, NULL, 0) does: leading blanks, an
-// optional sign, 0x for hex, 0 for octal, and whatever digits follow; text
-// that is not a number reads as 0. The C tools read port numbers, masks and
-// ports lists this way, and junk after the digits is ignored.
-func cStrtoul(s string) uint64 {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	base := uint64(10)
-	switch {
-	case len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isDigit(s[2], 16):
-		base, s = 16, s[2:]
-	case len(s) > 1 && s[0] == '0':
-		base = 8
-	}
-	var n uint64
-	for i := 0; i < len(s) && isDigit(s[i], base); i++ {
-		d, _ := strconv.ParseUint(s[i:i+1], 16, 8)
-		n = n*base + d
-	}
-	if neg {
-		n = -n
-	}
-	return n
-}
-
-func isDigit(c byte, base uint64) bool {
-	d, err := strconv.ParseUint(string(c), 16, 8)
-	return err == nil && d < base
-}
-
-// cPort is a port argument as strtol gives it to an int.
-func cPort(s string) int { return int(int32(cStrtoul(s))) }
-
-// portidString names a target as libibmad's portid2str: "Lid 4", "DR path
-// slid 65535; dlid 65535; 0,1", or both for a combined route.
-func portidString(p ibpath.Path) string {
-	switch v := p.(type) {
-	case *ibpath.DRPath:
-		hops := make([]string, len(v.DrPath))
-		for i, h := range v.DrPath {
-			hops[i] = strconv.Itoa(int(h))
-		}
-		dr := fmt.Sprintf("DR path slid %d; dlid %d; %s", v.DrSLID, v.DrDLID, strings.Join(hops, ","))
-		if v.DrSLID != mad.LIDPermissive && v.DLID != 0 && v.DLID != mad.LIDPermissive {
-			return fmt.Sprintf("Lid %d %s", v.DLID, dr)
-		}
-		return dr
-	case *ibpath.IBPath:
-		return fmt.Sprintf("Lid %d", v.DLID)
-	}
-	return p.String()
 }
 
 // SMPQueryResult is what smpquery read: the op, the target as
@@ -238,17 +152,12 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 	if !ok {
 		return iberror(nil, "operation '%s' not supported", args[0])
 	}
-	var mkey uint64
-	if f.mkey != "" {
-		k, err := strconv.ParseUint(f.mkey, 0, 64)
-		if err != nil {
-			return usagef("--m_key %q: not a number", f.mkey)
-		}
-		mkey = k
+	mkey, err := parseMKey(f.mkey)
+	if err != nil {
+		return err
 	}
 	var names *namemap.Map
 	if op.name == "NodeDesc" {
-		var err error
 		if names, err = loadNames(f.nodeNameMap); err != nil {
 			return err
 		}
@@ -264,7 +173,7 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 		q.target, err = q.combinedTarget(args[1], args[2])
 		rest = args[3:]
 	} else {
-		q.target, err = q.resolve(args[1])
+		q.target, err = resolveSMPDest(s, args[1], &f.addr)
 	}
 	if err != nil {
 		return err
@@ -278,29 +187,6 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 		return e.writeJSON("smpquery", res)
 	}
 	return res.text(e.Stdout)
-}
-
-// resolve reads the destination as the addressing flags say; any failure is
-// smpquery's "can't resolve destination port".
-func (q *smpQuery) resolve(arg string) (ibpath.Path, error) {
-	if _, err := q.f.addr.mode(); err != nil {
-		return nil, err
-	}
-	if q.f.addr.direct && drList.MatchString(arg) {
-		// str2drpath takes any list of numbers; a route too long for an
-		// SMP fails when the SMP is built, as the op's failure.
-		var hops []byte
-		for _, h := range strings.Split(strings.TrimSuffix(arg, ","), ",") {
-			n, _ := strconv.ParseUint(h, 10, 64) // atoi, cast to uint8
-			hops = append(hops, byte(n))
-		}
-		return ibpath.NewDR(hops...), nil
-	}
-	p, err := q.s.smpTarget(arg, &q.f.addr)
-	if err != nil {
-		return nil, iberror(unwrapUsage(err), "can't resolve destination port %s", arg)
-	}
-	return p, nil
 }
 
 // combinedTarget is -c: a LID, and a DR path that starts there with the
@@ -321,32 +207,6 @@ func (q *smpQuery) combinedTarget(lidArg, drArg string) (ibpath.Path, error) {
 	dr.Mark("DLID")
 	dr.Mark("drSLID")
 	return dr, nil
-}
-
-// drList is a DR path as infiniband-diags takes it: port numbers and
-// commas.
-var drList = regexp.MustCompile(`^[0-9]+(,[0-9]+)*,?$`)
-
-func unwrapUsage(err error) error {
-	var ue *UsageError
-	if errors.As(err, &ue) {
-		return errors.New(ue.Msg)
-	}
-	return err
-}
-
-func setMKey(p ibpath.Path, k uint64) {
-	if k == 0 {
-		return
-	}
-	switch v := p.(type) {
-	case *ibpath.DRPath:
-		v.MKey = k
-		v.Mark("MKey")
-	case *ibpath.IBPath:
-		v.MKey = k
-		v.Mark("MKey")
-	}
 }
 
 // get reads one attribute and records it in the result.
@@ -423,7 +283,7 @@ func (q *smpQuery) nodeDesc(res *SMPQueryResult, _ []string) error {
 	}
 	name, ok := q.names.Lookup(ni.NodeGUID)
 	if !ok {
-		res.NodeDescription = cleanDesc(b)
+		res.NodeDescription = namemap.Clean(b)
 		res.text = render(ibaprint.SMPNodeDesc, b)
 		return nil
 	}
@@ -434,21 +294,6 @@ func (q *smpQuery) nodeDesc(res *SMPQueryResult, _ []string) error {
 	}
 	res.text = header("Node Description:%s%s\n", dots, name)
 	return nil
-}
-
-// cleanDesc is clean_nodedesc: the text up to the first NUL, anything
-// unprintable as a blank.
-func cleanDesc(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	out := []byte(string(b))
-	for i, c := range out {
-		if c < 0x20 || c > 0x7e {
-			out[i] = ' '
-		}
-	}
-	return string(out)
 }
 
 func (q *smpQuery) portInfo(res *SMPQueryResult, args []string) error {
@@ -468,35 +313,6 @@ func (q *smpQuery) portInfo(res *SMPQueryResult, args []string) error {
 	}
 	res.text = then(header("# Port info: %s port %d\n", res.Target, port), render(pr, b))
 	return nil
-}
-
-// portInfoExtendedSupported is is_port_info_extended_supported of
-// infiniband-diags: PortInfo (of port 0 on a switch) must have
-// IsCapabilityMask2Supported and CapabilityMask2 IsPortInfoExtendedSupported.
-// Like the C function it warns on stderr when not; failures to read are its
-// IBEXIT errors. get reads an attribute of the target.
-func portInfoExtendedSupported(stderr io.Writer, tool string, port int, get func(iba.Attribute, uint32) error) (bool, error) {
-	var ni iba.NodeInfo
-	if err := get(&ni, 0); err != nil {
-		return false, iberror(err, "node info query failed")
-	}
-	if ni.NodeType == iba.NodeTypeSwitch {
-		port = 0
-	}
-	var pi iba.PortInfo
-	if err := get(&pi, uint32(port)); err != nil {
-		return false, iberror(err, "port info query failed")
-	}
-	const capMask2Supported, pieSupported = 1 << 15, 1 << 1
-	if pi.CapabilityMask&capMask2Supported == 0 {
-		fmt.Fprintf(stderr, "%s: port info capability mask2 not supported\n", tool)
-		return false, nil
-	}
-	if pi.CapabilityMask2&pieSupported == 0 {
-		fmt.Fprintf(stderr, "%s: port info capability mask2 = 0x%x doesn't indicate PortInfoExtended support\n", tool, pi.CapabilityMask2)
-		return false, nil
-	}
-	return true, nil
 }
 
 func (q *smpQuery) portInfoExtended(res *SMPQueryResult, args []string) error {

@@ -258,9 +258,8 @@ func runVendStat(e *Env, f *vendstatFlags, args []string) error {
 	defer s.Close()
 	v := &vendstatRun{e: e, s: s, res: &VendStatResult{}}
 	if len(args) > 0 {
-		v.target, err = s.gmpTarget(args[0], &f.addr)
-		if err != nil {
-			return iberror(unwrapUsage(err), "can't resolve destination port %s", args[0])
+		if v.target, err = resolveGMPDest(s, args[0], &f.addr); err != nil {
+			return err
 		}
 	} else {
 		// resolve_self: the local port, by its LID.

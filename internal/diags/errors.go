@@ -1,0 +1,57 @@
+package diags
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors of the commands and the exit statuses they map to: Main prints an
+// error and takes the status from its ExitCode (255 for IBEXIT, 1 when it
+// has none); *UsageError (ibtool.go) is status 2.
+
+// diagError is a failure that infiniband-diags reports with IBEXIT
+// ("<tool>: iberror: failed: ..."), which exits with status 255: a target
+// that does not resolve, an unknown op, a query that fails. Main takes the
+// status from ExitCode. Command lines the C tools reject with their usage
+// text stay *UsageError (status 2).
+type diagError struct {
+	msg string
+	err error
+}
+
+func (e *diagError) Error() string {
+	if e.err == nil {
+		return e.msg
+	}
+	return e.msg + ": " + e.err.Error()
+}
+
+func (e *diagError) Unwrap() error { return e.err }
+
+// ExitCode is IBEXIT's exit(-1).
+func (e *diagError) ExitCode() int { return 255 }
+
+func iberror(err error, format string, a ...any) error {
+	return &diagError{msg: fmt.Sprintf(format, a...), err: err}
+}
+
+// unwrapUsage makes a usage error the plain cause of another failure: a
+// destination the C tools cannot resolve is an IBEXIT failure (255), not a
+// usage error (2), whatever the reason.
+func unwrapUsage(err error) error {
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return errors.New(ue.Msg)
+	}
+	return err
+}
+
+// exitError carries the C tool's exit status.
+type exitError struct {
+	err  error
+	code int
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+func (e *exitError) ExitCode() int { return e.code }

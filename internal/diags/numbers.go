@@ -1,0 +1,79 @@
+package diags
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Numbers on command lines read as the C tools read them (strtoul, atoi),
+// so that every argument the C tools take means the same here.
+
+// cStrtoul reads a number as strtoul(s, NULL, 0) does: leading blanks, an
+// optional sign, 0x for hex, 0 for octal, and whatever digits follow; text
+// that is not a number reads as 0. The C tools read port numbers, masks and
+// ports lists this way, and junk after the digits is ignored.
+func cStrtoul(s string) uint64 {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	base := uint64(10)
+	switch {
+	case len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isDigit(s[2], 16):
+		base, s = 16, s[2:]
+	case len(s) > 1 && s[0] == '0':
+		base = 8
+	}
+	var n uint64
+	for i := 0; i < len(s) && isDigit(s[i], base); i++ {
+		d, _ := strconv.ParseUint(s[i:i+1], 16, 8)
+		n = n*base + d
+	}
+	if neg {
+		n = -n
+	}
+	return n
+}
+
+func isDigit(c byte, base uint64) bool {
+	d, err := strconv.ParseUint(string(c), 16, 8)
+	return err == nil && d < base
+}
+
+// cPort is a port argument as strtol gives it to an int.
+func cPort(s string) int { return int(int32(cStrtoul(s))) }
+
+// atoi is C's atoi: leading blanks, a sign, decimal digits, and anything
+// after them ignored.
+func atoi(s string) int32 {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
+		i++
+	}
+	j := i
+	if j < len(s) && (s[j] == '+' || s[j] == '-') {
+		j++
+	}
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	n, err := strconv.ParseInt(s[i:j], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return int32(n)
+}
+
+// parseMKey reads an --m_key value: any base strtoull reads.
+func parseMKey(s string) (uint64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	k, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		return 0, usagef("--m_key %q: not a number", s)
+	}
+	return k, nil
+}
