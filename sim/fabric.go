@@ -112,6 +112,8 @@ type port struct {
 
 	cut bool // the cable is pulled (SetLink): the link stays down
 
+	sm *iba.SMInfo // another SM's SMInfo answered here (SetSMInfo)
+
 	pc   counters
 	drop atomic.Uint32 // receive drop rate in percent, for error injection
 }
