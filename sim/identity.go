@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/rdmakit/rdmakit/iba"
@@ -108,4 +109,39 @@ func (f *Fabric) otherSM(to int32, m *msg) bool {
 	p.sm.MarshalTo(b[offSMPData:])
 	setResponse(b, 0)
 	return true
+}
+
+// SetCableWidths says which link widths (PortInfo:LinkWidth bits, IBA
+// 14.2.5.6) the cable at a port can carry, as a cable with broken lanes
+// can carry fewer than the ports enable: the link retrains at once to the
+// widest width both ends enable that the cable carries (a 1x cable
+// between two 4x ports trains at 1x), and trains so again after a flap.
+// The enabled and supported widths stay as they were; 0 gives back a
+// cable that carries any width.
+func (f *Fabric) SetCableWidths(name string, portNum int, widths uint8) error {
+	i, err := f.portIndex(name, portNum)
+	if err != nil {
+		return fmt.Errorf("setting cable widths: %w", err)
+	}
+	p := &f.ports[i]
+	if p.peer < 0 {
+		return fmt.Errorf("setting cable widths of %s port %d: %w", name, portNum, ErrNoLink)
+	}
+	unlock := f.lock2(i, p.peer)
+	p.cable, f.ports[p.peer].cable = widths, widths
+	unlock()
+	f.renegotiate(i)
+	return nil
+}
+
+// ErrNoLink is returned for a port that has no cable.
+var ErrNoLink = errors.New("sim: no cable at the port")
+
+// cableWidths is the widths the cable at p carries (all when not set);
+// caller holds p's node lock.
+func cableWidths(p *port) uint8 {
+	if p.cable == 0 {
+		return 0xFF
+	}
+	return p.cable
 }

@@ -113,3 +113,35 @@ func TestSetSMInfo(t *testing.T) {
 		t.Fatalf("CapabilityMask %#x, %v", pi.CapabilityMask, err)
 	}
 }
+
+func TestSetCableWidths(t *testing.T) {
+	f := fatTree(t, 4, 2)
+	ctx := ctxT(t)
+	if _, err := f.RunSM(ctx, SMConfig{NoResweep: true}); err != nil {
+		t.Fatal(err)
+	}
+	ca := "hca1"
+	if err := f.SetCableWidths(ca, 1, iba.LinkWidth1X); err != nil {
+		t.Fatal(err)
+	}
+	c := client(t, f, ca, 1)
+	var pi iba.PortInfo
+	if err := c.SubnGet(ctx, dr(), &pi, 0); err != nil {
+		t.Fatal(err)
+	}
+	if pi.LinkWidthActive != iba.LinkWidth1X || pi.LinkWidthEnabled&iba.LinkWidth4X == 0 || pi.PortState != iba.PortStateActive {
+		t.Fatalf("after a 1x cable: active %#x enabled %#x state %v", pi.LinkWidthActive, pi.LinkWidthEnabled, pi.PortState)
+	}
+	if err := f.SetCableWidths(ca, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SubnGet(ctx, dr(), &pi, 0); err != nil {
+		t.Fatal(err)
+	}
+	if pi.LinkWidthActive != iba.LinkWidth4X {
+		t.Fatalf("after the cable is whole again: active %#x", pi.LinkWidthActive)
+	}
+	if err := f.SetCableWidths("nonesuch", 1, 1); !errors.Is(err, ErrNoNode) {
+		t.Fatalf("unknown node: %v", err)
+	}
+}

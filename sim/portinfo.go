@@ -321,7 +321,7 @@ func (f *Fabric) renegotiate(idx int32) {
 	unlock := f.lock2(idx, p.peer)
 	defer unlock()
 	q := &f.ports[p.peer]
-	if w := highestBit(p.widthEn&q.widthEn, []uint8{iba.LinkWidth12X, iba.LinkWidth8X, iba.LinkWidth4X, iba.LinkWidth2X, iba.LinkWidth1X}); w != 0 {
+	if w := highestBit(p.widthEn&q.widthEn&cableWidths(p), []uint8{iba.LinkWidth12X, iba.LinkWidth8X, iba.LinkWidth4X, iba.LinkWidth2X, iba.LinkWidth1X}); w != 0 {
 		p.widthAct, q.widthAct = w, w
 	}
 	if s := highestBit(p.speedEn&q.speedEn, []uint8{iba.LinkSpeedQDR, iba.LinkSpeedDDR, iba.LinkSpeedSDR}); s != 0 {
