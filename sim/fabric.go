@@ -115,6 +115,9 @@ type port struct {
 	sm *iba.SMInfo // another SM's SMInfo answered here (SetSMInfo)
 	// cable is the widths the cable can carry (SetCableWidths), 0 for any.
 	cable uint8
+	// enfIn and enfOut are PortInfo:PartitionEnforcementInbound and
+	// Outbound of a switch's external port, as set.
+	enfIn, enfOut uint8
 
 	pc   counters
 	drop atomic.Uint32 // receive drop rate in percent, for error injection

@@ -145,3 +145,33 @@ func TestSetCableWidths(t *testing.T) {
 		t.Fatalf("unknown node: %v", err)
 	}
 }
+
+// A switch port keeps the partition enforcement bits an SM sets (OpenSM
+// sets them where it enforces partitions) and reports them.
+func TestPartitionEnforcementBits(t *testing.T) {
+	f := fatTree(t, 4, 2)
+	ctx := ctxT(t)
+	if _, err := f.RunSM(ctx, SMConfig{NoResweep: true}); err != nil {
+		t.Fatal(err)
+	}
+	c := client(t, f, "hca1", 1)
+	var pi iba.PortInfo
+	if err := c.SubnGet(ctx, dr(1), &pi, 1); err != nil {
+		t.Fatal(err)
+	}
+	if pi.PartitionEnforcementInbound != 0 || pi.PartitionEnforcementOutbound != 0 {
+		t.Fatalf("enforcement on before any Set: %d %d", pi.PartitionEnforcementInbound, pi.PartitionEnforcementOutbound)
+	}
+	pi.PartitionEnforcementInbound, pi.PartitionEnforcementOutbound = 1, 1
+	pi.PortState, pi.PortPhysicalState, pi.LinkWidthEnabled, pi.LinkSpeedEnabled, pi.LinkSpeedExtEnabled = 0, 0, 0, 0, 0
+	if err := c.SubnSet(ctx, dr(1), &pi, 1); err != nil {
+		t.Fatal(err)
+	}
+	var got iba.PortInfo
+	if err := c.SubnGet(ctx, dr(1), &got, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got.PartitionEnforcementInbound != 1 || got.PartitionEnforcementOutbound != 1 || got.PortState != iba.PortStateActive {
+		t.Fatalf("after the Set: enforcement %d %d, state %v", got.PartitionEnforcementInbound, got.PartitionEnforcementOutbound, got.PortState)
+	}
+}
