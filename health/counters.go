@@ -43,7 +43,13 @@ counters could not be read are reported too. One finding per port.`,
 					out = append(out, Finding{Port: counterPort(n, pn), Peer: RefOf(remoteOf(n, pn)), Message: strings.Join(msgs, "; ")})
 				}
 			}
+			// One finding per port whose reads failed, the first error.
+			failed := map[int]bool{}
 			for _, e := range append(append([]*perf.PortError(nil), b.Errors...), a.Errors...) {
+				if failed[e.Port] {
+					continue
+				}
+				failed[e.Port] = true
 				out = append(out, Finding{Port: counterPort(n, e.Port), Message: fmt.Sprintf("counters cannot be read: %v", e)})
 			}
 		}

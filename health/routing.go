@@ -295,7 +295,7 @@ func (w *walker) walk(lid uint16) *RouteFault {
 			}
 			h := g.peer[cur][o]
 			if h.kind == hopEnd {
-				if h.to == owner {
+				if lo, hi := g.ends[h.to].LIDs(); h.to == owner || (lid >= lo && lid <= hi) {
 					end = 1
 					w.stack = w.stack[:len(w.stack)-1]
 					w.dist[cur] = 1
