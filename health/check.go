@@ -90,7 +90,7 @@ func order(c *Check) int {
 var checkOrder = []string{
 	"discovery", "duplicate-node-guids", "duplicate-port-guids", "duplicate-lids", "zero-lids",
 	"zero-system-guids", "port-state", "link-ends", "link-width", "link-speed", "lossy-links",
-	"sm", "pkeys", "counters", "routing", "credit-loops", "multicast",
+	"sm", "pkeys", "counters", "routing", "credit-loops", "multicast", "path",
 }
 
 // Lookup finds a check by name.
