@@ -159,15 +159,21 @@ func Collect(ctx context.Context, f *fabric.Fabric, need Need, o Options) (*Data
 	if dopt.PerNode == 0 {
 		dopt.PerNode = o.PerNode
 	}
-	var t0 time.Time
+	// The reads run through one scheduler, once the discovery and the
+	// first counter sample are over, while the counters count. (Reading
+	// each switch's tables as the discovery settles it was tried: on the
+	// simulator, which is CPU-bound, it slowed the discovery as much as
+	// it saved.)
+	r := newReader(ctx, f.MAD, o)
+	lft := &lftReader{d: d, r: r, done: map[*subnet.Node]bool{}}
 	if need&NeedCounters != 0 {
 		o.stage("discovery and first counter sample")
-		t0 = time.Now()
 		res, err := perf.Sweep(ctx, f, perf.SweepOptions{Subnet: o.Subnet, Discover: dopt, MaxInFlight: o.MaxInFlight, PerNode: o.PerNode})
 		if res != nil {
 			d.Subnet, d.Discovery = res.Subnet, res.Report
 		}
 		if err != nil {
+			_ = r.wait()
 			return d, fmt.Errorf("discovering the subnet: %w", err)
 		}
 		d.Before = byNode(res.Nodes)
@@ -182,12 +188,14 @@ func Collect(ctx context.Context, f *fabric.Fabric, need Need, o Options) (*Data
 			d.Subnet, d.Discovery, err = subnet.Discover(ctx, f.MAD, dopt)
 		}
 		if err != nil {
+			_ = r.wait()
 			return d, fmt.Errorf("discovering the subnet: %w", err)
 		}
 	}
+	// Every port's first reading is in: the interval starts now, so that
+	// no port's two readings are closer than it.
+	t0 := time.Now()
 
-	// While the counters count: everything else.
-	r := newReader(ctx, f.MAD, o)
 	if need&NeedGroups != 0 || need&NeedMFT != 0 {
 		o.stage("multicast groups")
 		d.Groups, d.GroupsErr = readGroups(ctx, f, d.Subnet)
@@ -198,7 +206,9 @@ func Collect(ctx context.Context, f *fabric.Fabric, need Need, o Options) (*Data
 	}
 	if need&NeedLFT != 0 {
 		o.stage("forwarding tables")
-		d.readLFTs(r)
+		for _, n := range d.Subnet.NodesOfType(iba.NodeTypeSwitch) {
+			lft.read(n)
+		}
 	}
 	if need&NeedMFT != 0 {
 		d.readMFTs(r)
@@ -211,14 +221,21 @@ func Collect(ctx context.Context, f *fabric.Fabric, need Need, o Options) (*Data
 		o.stage("SL to VL tables")
 		d.readSL2VL(r)
 	}
+	var lossy func()
+	if need&NeedLossy != 0 {
+		o.stage("lossy links")
+		lossy = d.probeLinks(r)
+	}
 	if err := r.wait(); err != nil {
 		return d, err
 	}
-	if need&NeedLossy != 0 {
-		o.stage("lossy links")
-		if err := d.probeLinks(ctx, f.MAD); err != nil {
-			return d, err
-		}
+	if lossy != nil {
+		lossy()
+	}
+	lft.store()
+	if need&NeedLFT != 0 {
+		o.stage("routing analysis")
+		d.routing()
 	}
 
 	if need&NeedCounters != 0 {
@@ -327,28 +344,61 @@ func portPath(s *subnet.Subnet, p *subnet.Port) subnet.DRPath {
 
 func nodeKey(n *subnet.Node) string { return n.GUID.String() + "/" + n.Path.String() }
 
-// readLFTs reads every switch's linear forwarding table up to
-// SwitchInfo:LinearFDBTop into the subnet (IBA 14.2.5.10).
-func (d *Data) readLFTs(r *reader) {
-	for _, n := range d.Subnet.NodesOfType(iba.NodeTypeSwitch) {
-		if !n.HasSwitchInfo {
-			d.fail("LinearForwardingTable", n, 0, errors.New("no SwitchInfo"))
-			continue
-		}
-		var si iba.SwitchInfo
-		_ = si.Unmarshal(n.SwitchInfo[:])
-		top := int(min(si.LinearFDBTop, 0xbfff))
-		for blk := 0; blk <= top/64; blk++ {
-			r.get(nodeKey(n), n.Path, iba.AttrIDLinearForwardingTable, uint32(blk), func(data []byte, err error) {
-				if err == nil {
-					err = d.Subnet.SetLFTBlock(n, blk, data)
-				}
-				if err != nil {
-					d.fail("LinearForwardingTable", n, 0, fmt.Errorf("block %d: %w", blk, err))
-				}
-			})
+// lftReader reads switches' linear forwarding tables up to
+// SwitchInfo:LinearFDBTop into the subnet (IBA 14.2.5.10), each switch
+// once: as the discovery settles it, or after.
+type lftReader struct {
+	d      *Data
+	r      *reader
+	mu     sync.Mutex
+	done   map[*subnet.Node]bool
+	blocks []lftBlock // read, to go into the subnet once it is there
+}
+
+type lftBlock struct {
+	n    *subnet.Node
+	blk  int
+	data []byte
+}
+
+func (l *lftReader) read(n *subnet.Node) {
+	l.mu.Lock()
+	seen := l.done[n]
+	l.done[n] = true
+	l.mu.Unlock()
+	if seen {
+		return
+	}
+	d := l.d
+	if !n.HasSwitchInfo {
+		d.fail("LinearForwardingTable", n, 0, errors.New("no SwitchInfo"))
+		return
+	}
+	var si iba.SwitchInfo
+	_ = si.Unmarshal(n.SwitchInfo[:])
+	top := int(min(si.LinearFDBTop, 0xbfff))
+	path := append(subnet.DRPath(nil), n.Path...)
+	for blk := 0; blk <= top/64; blk++ {
+		l.r.get(nodeKey(n), path, iba.AttrIDLinearForwardingTable, uint32(blk), func(data []byte, err error) {
+			if err != nil {
+				d.fail("LinearForwardingTable", n, 0, fmt.Errorf("block %d: %w", blk, err))
+				return
+			}
+			l.mu.Lock()
+			l.blocks = append(l.blocks, lftBlock{n, blk, data})
+			l.mu.Unlock()
+		})
+	}
+}
+
+// store puts the blocks read into the subnet.
+func (l *lftReader) store() {
+	for _, b := range l.blocks {
+		if err := l.d.Subnet.SetLFTBlock(b.n, b.blk, b.data); err != nil {
+			l.d.fail("LinearForwardingTable", b.n, 0, fmt.Errorf("block %d: %w", b.blk, err))
 		}
 	}
+	l.blocks = nil
 }
 
 // readMFTs reads the multicast forwarding tables (IBA 14.2.5.12): up to

@@ -211,15 +211,24 @@ func WriteFDBS(w io.Writer, s *subnet.Subnet) error {
 			top = len(n.LFT) - 1
 		}
 		ew.printf("osm_ucast_mgr_dump_ucast_routes: Switch 0x%016x\nLID    : Port : Hops : Optimal\n", uint64(n.GUID))
+		// Millions of lines on a large fabric: built by hand, not by
+		// Printf.
+		b := make([]byte, 0, 32*top+1)
 		for lid := 1; lid <= top; lid++ {
+			b = append(b, '0', 'x')
+			b = appendHex(b, uint64(lid), 4, true)
 			port := n.LFT[lid]
 			if port == 0xff || (port == 0 && uint16(lid) != n.SMALID) {
-				ew.printf("0x%04X : UNREACHABLE\n", lid)
+				b = append(b, " : UNREACHABLE\n"...)
 				continue
 			}
-			ew.printf("0x%04X : %03d  : 00   : yes\n", lid, port)
+			b = append(b, ' ', ':', ' ', '0'+port/100, '0'+port/10%10, '0'+port%10)
+			b = append(b, "  : 00   : yes\n"...)
 		}
-		ew.printf("\n")
+		b = append(b, '\n')
+		if ew.err == nil {
+			_, ew.err = ew.w.Write(b)
+		}
 	}
 	return ew.err
 }
@@ -258,6 +267,22 @@ func WriteMCFDBS(w io.Writer, s *subnet.Subnet) error {
 		}
 	}
 	return ew.err
+}
+
+// appendHex appends v in hex, zero-padded to width digits.
+func appendHex(b []byte, v uint64, width int, upper bool) []byte {
+	digits := "0123456789abcdef"
+	if upper {
+		digits = "0123456789ABCDEF"
+	}
+	var tmp [16]byte
+	i := len(tmp)
+	for v != 0 || len(tmp)-i < width {
+		i--
+		tmp[i] = digits[v&0xf]
+		v >>= 4
+	}
+	return append(b, tmp[i:]...)
 }
 
 // PortName names a port as ibdiagnet's reports do without a topology

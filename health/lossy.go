@@ -13,8 +13,10 @@ import (
 
 // probeLinks sends Options.LossyCount NodeInfo SMPs across every link
 // reachable by directed route (out of a switch, or out of the local
-// port), one try each, and records how many got no answer.
-func (d *Data) probeLinks(ctx context.Context, mc *mad.Client) error {
+// port) through r, one try each, counting those that get no answer; the
+// function it returns, called once r is done, tells each link whether
+// the loss may lie before it.
+func (d *Data) probeLinks(r *reader) func() {
 	o := d.opts
 	count := o.lossyCount()
 	timeout := o.LossyTimeout
@@ -22,7 +24,7 @@ func (d *Data) probeLinks(ctx context.Context, mc *mad.Client) error {
 		timeout = 200 * time.Millisecond
 	}
 	from, fromPort := d.Subnet.From()
-	r := newReader(ctx, mc, o)
+	mc := r.mc
 	var mu sync.Mutex
 	byFar := map[*subnet.Node]*LinkLoss{}
 	for _, l := range Links(d.Subnet) {
@@ -56,15 +58,13 @@ func (d *Data) probeLinks(ctx context.Context, mc *mad.Client) error {
 			}
 		}
 	}
-	if err := r.wait(); err != nil {
-		return err
-	}
-	for _, ll := range d.Lossy {
-		if up := byFar[ll.From.Node]; up != nil && up.Lost > 0 {
-			ll.ParentLost = true
+	return func() {
+		for _, ll := range d.Lossy {
+			if up := byFar[ll.From.Node]; up != nil && up.Lost > 0 {
+				ll.ParentLost = true
+			}
 		}
 	}
-	return ctx.Err()
 }
 
 var _ = register(&Check{
