@@ -31,8 +31,10 @@ type Options struct {
 
 	// Subnet, when set, is checked as it is instead of discovering
 	// (a cache loaded with subnet.LoadFile, an earlier discovery); the
-	// tables, counters and the rest are still read from the fabric.
-	// Discover configures the discovery otherwise.
+	// tables, counters and the rest are still read from the fabric, by
+	// the nodes' directed routes (Node.Path) and LIDs, so it must have
+	// been found from the port the fabric is open on. Discover
+	// configures the discovery otherwise.
 	Subnet   *subnet.Subnet
 	Discover subnet.DiscoverOptions
 

@@ -68,7 +68,7 @@ run, 2 for a bad command line.`,
 	fl.BoolVar(&f.noFiles, "no-files", false, "write no report files")
 	fl.BoolVar(&f.vlr, "vlr", false, "read the SL-to-VL tables and follow them in the credit loop check (ibdiagnet -vlr)")
 	fl.UintSliceVar(&f.sls, "sl", nil, "SLs the credit loop check follows (default 0)")
-	fl.StringVar(&f.df.loadCache, "load-cache", "", "check the subnet of this cache or topology file instead of discovering it (tables and counters are still read)")
+	fl.StringVar(&f.df.loadCache, "load-cache", "", "check the subnet of this cache or topology file instead of discovering it; tables and counters are still read, along its directed routes: it must have been made from this port")
 	fl.StringVar(&f.df.method, "discovery", "DR", "how to discover: DR (directed route SMPs), LID or SA")
 	f.df.cmd = c
 	f.hf.register(c)
