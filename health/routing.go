@@ -53,7 +53,9 @@ type RouteFault struct {
 	// last switch through Port to a place that is not the LID's port.
 	Loop     bool           `json:"loop"`
 	Switches []*subnet.Node `json:"-"`
-	Port     int            `json:"port,omitempty"`
+	// Refs describes Switches, for JSON.
+	Refs []*PortRef `json:"switches"`
+	Port int        `json:"port,omitempty"`
 	// Reason says what happens there; Affected counts the switches whose
 	// route to the LID fails because of it.
 	Reason   string `json:"reason"`
@@ -184,6 +186,11 @@ func routing(s *subnet.Subnet, turns bool) *RoutingResult {
 		res.Unrouted = append(res.Unrouted, SwitchLIDs{Switch: g.sw[sw], Ref: NodeRef(g.sw[sw]), LIDs: sm, Count: c})
 	}
 	sort.Slice(res.Faults, func(i, j int) bool { return res.Faults[i].LID < res.Faults[j].LID })
+	for i := range res.Faults {
+		for _, n := range res.Faults[i].Switches {
+			res.Faults[i].Refs = append(res.Faults[i].Refs, NodeRef(n))
+		}
+	}
 	if turns {
 		// A CA's packets may take any port its switch routes out of,
 		// but the one they came in by.
