@@ -396,3 +396,14 @@ func joinBroadcast(t *testing.T, ctx context.Context, f *fabric.Fabric, host str
 		t.Fatalf("join %s: %v", host, err)
 	}
 }
+
+func TestFaultDeadNode(t *testing.T) {
+	f := openSim(t, faultFabric)
+	if err := f.Sim.SetNodeDead("hca5", true); err != nil {
+		t.Fatal(err)
+	}
+	fd := only(t, f, "discovery", Options{})
+	if fd.Port == nil || fd.Port.Desc != "leaf3" || !strings.Contains(fd.Message, "no node answers behind this port") {
+		t.Fatalf("finding %+v", fd)
+	}
+}

@@ -11,9 +11,11 @@ import (
 
 var _ = register(&Check{
 	Name: "discovery", Severity: Warning, Default: true,
-	Doc: `Nodes the discovery could not reach: a LinkUp port whose far side did
-not answer NodeInfo (IBA 14.2.5.3), as ibdiagnet reports nodes that fail
-to respond. One finding per unreachable path.`,
+	Doc: `Nodes the discovery could not reach — a LinkUp port whose far side did
+not answer NodeInfo (IBA 14.2.5.3) — and nodes that answered NodeInfo but
+not the rest (NodeDescription, SwitchInfo, PortInfo), as ibdiagnet
+reports nodes that fail to respond. One finding per unreachable path,
+one per node for the rest.`,
 	run: func(d *Data) []Finding {
 		if d.Discovery == nil {
 			return nil
@@ -24,6 +26,18 @@ to respond. One finding per unreachable path.`,
 			if f.Via != nil {
 				fd.Port = RefOf(f.Via)
 				fd.Message = fmt.Sprintf("no node answers behind this port (directed route %v): %v", f.Path, f.Err)
+			}
+			out = append(out, fd)
+		}
+		seen := map[iba.GUID]bool{}
+		for _, f := range d.Discovery.Failures {
+			if f.Probe || seen[f.Node] {
+				continue
+			}
+			seen[f.Node] = true
+			fd := Finding{GUID: f.Node, Message: fmt.Sprintf("the node does not answer: %v", f)}
+			if n := d.Subnet.Node(f.Node); n != nil {
+				fd.Port = NodeRef(n)
 			}
 			out = append(out, fd)
 		}
