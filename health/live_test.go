@@ -76,3 +76,21 @@ func TestLiveCountersRise(t *testing.T) {
 		t.Fatalf("finding %+v", fd)
 	}
 }
+
+// An LFT entry set to loop between a leaf and a spine (ibsim takes
+// LinearForwardingTable Sets as a switch does) is the routing check's.
+func TestLiveLFTLoop(t *testing.T) {
+	_, f := liveBed(t)
+	s := tables(t, f)
+	dest := node(t, s, "H-1").Port(1).BaseLID
+	leaf2 := node(t, s, "S-leaf-2")
+	// H-2 shares H-1's leaf, so its own route to H-1 crosses no spine:
+	// leaf 2 and a spine send H-1's LID to each other.
+	spine := node(t, s, "S-spine-1")
+	setLFT(t, f, leaf2, dest, portTo(t, leaf2, spine))
+	setLFT(t, f, spine, dest, portTo(t, spine, leaf2))
+	fd := only(t, f, "routing", Options{})
+	if fd.LID != dest || !strings.Contains(fd.Message, "loops") {
+		t.Fatalf("finding %+v", fd)
+	}
+}
