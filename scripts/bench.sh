@@ -25,7 +25,9 @@
 # a tool with one MAD in flight would take on a fabric of exactly that
 # latency; and the speedup against that figure too, so that a ratio does
 # not rest on the simulator delivering late.
-# Add a row to ROWS for a new tool; nothing else changes.
+# A tool with no C peer installed (ibdiagnet: ibutils' is not packaged
+# with a working simulator path) is timed alone: its row prints ours and
+# the exit status. Add a row to ROWS for a new tool; nothing else changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +39,11 @@ ROWS=(
 	# The same fabric discovered with one SMP in flight (-o 1): the C
 	# tool's time checks the simulator's latency against its nominal one.
 	"ibnetdiscover-one      fabricsim  leafspine:leaves=250,spines=20,hosts=40,uplinks=20  hop=1us,sma=20us,agent=20us  ibnetdiscover -o 1"
+	# The health check on the same fabric: discovery, two counter samples
+	# 1 s apart, every LID on every switch (target: 2 s plus the 1 s).
+	"ibdiagnet-latency      fabricsim  leafspine:leaves=250,spines=20,hosts=40,uplinks=20  hop=1us,sma=20us,agent=20us  ibdiagnet --no-files --checks counters,routing,credit-loops"
+	# Every default check (lossy links: 10 SMPs per link) and the report files.
+	"ibdiagnet-all-latency  fabricsim  leafspine:leaves=250,spines=20,hosts=40,uplinks=20  hop=1us,sma=20us,agent=20us  ibdiagnet -o bench-out"
 )
 
 RUNS=${BENCH_RUNS:-3}
@@ -158,8 +165,18 @@ run_row() {
 		sleep 2
 		;;
 	esac
-	out="$dir/c.out"
 	local tc tg tnom="" d0 d1 tc0
+	if ! command -v "${args[0]}" >/dev/null; then
+		# No C peer: ours alone (in $dir, for the files it writes).
+		out="$dir/ours.out"
+		tg=$(cd "$dir" && best "$work/ibtool" --fabric "ibsim:$host" "${args[@]}")
+		printf '%-24s %-10s %6d nodes   C %9s   ours %8ss   (no C peer installed)\n' "$name" "$server" "$nodes" "-" "$tg"
+		[[ -s $dir/ours.out.failed ]] && sed 's/^/      /' "$dir/ours.out.failed"
+		[[ -s $dir/ours.out ]] && grep -E '^(Findings|Routing|Done)' "$dir/ours.out" | sed 's/^/    /'
+		stop_all
+		return
+	fi
+	out="$dir/c.out"
 	d0=$(delayed "$sock")
 	tc=$(cd "$dir" && best env LD_PRELOAD="$PRE" SIM_HOST="$host" "${args[@]}")
 	if [[ $server == fabricsim && $latency != - && $tc != failed ]]; then

@@ -112,6 +112,13 @@ type port struct {
 
 	cut bool // the cable is pulled (SetLink): the link stays down
 
+	sm *iba.SMInfo // another SM's SMInfo answered here (SetSMInfo)
+	// cable is the widths the cable can carry (SetCableWidths), 0 for any.
+	cable uint8
+	// enfIn and enfOut are PortInfo:PartitionEnforcementInbound and
+	// Outbound of a switch's external port, as set.
+	enfIn, enfOut uint8
+
 	pc   counters
 	drop atomic.Uint32 // receive drop rate in percent, for error injection
 }
@@ -257,7 +264,7 @@ func (f *Fabric) linkUp(a, b int32) {
 	if nb != na {
 		nb.mu.Lock()
 	}
-	w := highestBit(pa.widthEn&pb.widthEn, []uint8{iba.LinkWidth12X, iba.LinkWidth8X, iba.LinkWidth4X, iba.LinkWidth2X, iba.LinkWidth1X})
+	w := highestBit(pa.widthEn&pb.widthEn&cableWidths(pa), []uint8{iba.LinkWidth12X, iba.LinkWidth8X, iba.LinkWidth4X, iba.LinkWidth2X, iba.LinkWidth1X})
 	s := highestBit(pa.speedEn&pb.speedEn, []uint8{iba.LinkSpeedQDR, iba.LinkSpeedDDR, iba.LinkSpeedSDR})
 	e := highestBit(pa.extEn&pb.extEn, []uint8{iba.LinkSpeedExtNDR, iba.LinkSpeedExtHDR, iba.LinkSpeedExtEDR, iba.LinkSpeedExtFDR})
 	m := pa.mlnxEn & pb.mlnxEn & 1

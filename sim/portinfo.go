@@ -79,6 +79,7 @@ func (f *Fabric) portInfoGet(nd *node, p *port, localPort uint8, showKey bool) i
 		MKeyViolations: p.mkeyViolations, PKeyViolations: p.pkeyViolations, QKeyViolations: p.qkeyViolations,
 		GUIDCap: uint8(guidCap(nd, p)), SubnetTimeOut: p.subnetTimeOut, RespTimeValue: p.respTime,
 		CapabilityMask2: p.capMask2, LocalPhyErrors: p.localPhyErrors,
+		PartitionEnforcementInbound: p.enfIn, PartitionEnforcementOutbound: p.enfOut,
 	}
 	if showKey {
 		pi.MKey = p.mkey
@@ -194,6 +195,11 @@ func (f *Fabric) portInfoSet(nd *node, inPort uint8, idx int32, p *port, data []
 	// supported" (width 255, speed 15, extended speed 30) leaves the
 	// enables alone, as in ibsim.
 	p.smLID = pi.MasterSMLID
+	if nd.sw != nil && p.num != 0 {
+		// Stored and reported; the simulated switches do not filter by
+		// P_Key (the destination port does, IBA 10.9.3).
+		p.enfIn, p.enfOut = pi.PartitionEnforcementInbound, pi.PartitionEnforcementOutbound
+	}
 	p.mkey, p.mkeyProtect = pi.MKey, pi.MKeyProtectBits
 	p.gidPrefix = pi.GIDPrefix
 	p.hoqLife = pi.HOQLife
@@ -321,7 +327,7 @@ func (f *Fabric) renegotiate(idx int32) {
 	unlock := f.lock2(idx, p.peer)
 	defer unlock()
 	q := &f.ports[p.peer]
-	if w := highestBit(p.widthEn&q.widthEn, []uint8{iba.LinkWidth12X, iba.LinkWidth8X, iba.LinkWidth4X, iba.LinkWidth2X, iba.LinkWidth1X}); w != 0 {
+	if w := highestBit(p.widthEn&q.widthEn&cableWidths(p), []uint8{iba.LinkWidth12X, iba.LinkWidth8X, iba.LinkWidth4X, iba.LinkWidth2X, iba.LinkWidth1X}); w != 0 {
 		p.widthAct, q.widthAct = w, w
 	}
 	if s := highestBit(p.speedEn&q.speedEn, []uint8{iba.LinkSpeedQDR, iba.LinkSpeedDDR, iba.LinkSpeedSDR}); s != 0 {

@@ -41,6 +41,9 @@ func (f *Fabric) serve(to int32, inPort uint8, m *msg) int {
 			if sm := f.sm.Load(); sm != nil && sm.port == to {
 				return sm.serve(m)
 			}
+			if attr == attrSMInfo && f.otherSM(to, m) {
+				return served
+			}
 			if f.serverAgent(to, class, method) != nil {
 				return toAgent
 			}

@@ -251,6 +251,10 @@ type DiscoverReport struct {
 	// FromLinks plus the SMPs the walk used; Wasted the predictions the
 	// walk did not use.
 	Queries, Sent, FromLinks, Wasted int
+	// Conflicts are the NodeInfo replies that named a node GUID already
+	// found but cannot have come from that node: two devices share the
+	// GUID (see Conflict).
+	Conflicts []*Conflict
 	// PeakInFlight is the most SMPs outstanding at once.
 	PeakInFlight int
 	Elapsed      time.Duration
@@ -358,6 +362,7 @@ func Discover(ctx context.Context, m MADDoer, opt DiscoverOptions) (*Subnet, *Di
 		Sent: st.sent, FromLinks: w.fromLinks, PeakInFlight: st.peak, Elapsed: time.Since(start),
 	}
 	rep.Wasted = max(0, rep.Sent-(rep.Queries-rep.FromLinks))
+	rep.Conflicts = w.conflicts
 	return w.s, rep, err
 }
 
@@ -432,6 +437,7 @@ type walk struct {
 	done        int
 	fromLinks   int
 	failures    []*Failure
+	conflicts   []*Conflict
 	open        map[*Node]int32 // queries queued about a node, not yet processed (with Settled)
 }
 
@@ -595,6 +601,7 @@ func (w *walk) child(t *task, attr uint16, mod uint32, node *Node) {
 
 // recvNodeInfo is libibnetdisc's recv_node_info.
 func (w *walk) recvNodeInfo(t *task, data []byte) error {
+	w.checkConflict(t, data)
 	node, port, isNew, err := w.s.AddNode(data, t.q.path)
 	if err != nil {
 		return err
@@ -727,4 +734,70 @@ func (w *walk) extend(t *task, node *Node, num int) {
 		nt.remNode, nt.remPort = node, num
 		w.enqueue(nt)
 	}
+}
+
+// Conflict is a NodeInfo reply (IBA 14.2.5.3) that gives the GUID of a
+// node already in the subnet while something else in it says it is
+// another device: a different type or port count, a different port GUID
+// at the same port number (for a switch, any port), or an entry port
+// that is already cabled to another port or whose PortInfo says it is
+// not up. Two devices share the GUID; the walk goes on as libibnetdisc
+// does (it takes the reply for the known node), so what lies behind the
+// second device may be missing from the subnet. Conflict is how the
+// duplicate is still told.
+type Conflict struct {
+	// Path is where the reply came from and Node the node it was taken
+	// for; Via is the port the probe left through (nil at the start).
+	Path DRPath
+	Node *Node
+	Via  *Port
+	// Info is the NodeInfo data received.
+	Info [AttrSize]byte
+	// Reason says what gave the second device away.
+	Reason string
+}
+
+// NodeInfo decodes Info.
+func (c *Conflict) NodeInfo() iba.NodeInfo {
+	var ni iba.NodeInfo
+	_ = ni.Unmarshal(c.Info[:])
+	return ni
+}
+
+// checkConflict records a Conflict when a NodeInfo reply names a known
+// node that cannot have sent it.
+func (w *walk) checkConflict(t *task, data []byte) {
+	var ni iba.NodeInfo
+	if len(data) < 40 || ni.Unmarshal(data) != nil {
+		return
+	}
+	n := w.s.Node(ni.NodeGUID)
+	if n == nil {
+		return
+	}
+	var via *Port
+	if t.remNode != nil {
+		via = t.remNode.Port(t.remPort)
+	}
+	reason := ""
+	local := int(ni.LocalPortNum)
+	p := n.Port(local)
+	switch {
+	case n.Type != ni.NodeType || n.NumPorts != int(ni.NumPorts):
+		reason = fmt.Sprintf("known as a node of type %d with %d ports, answered as type %d with %d", n.Type, n.NumPorts, ni.NodeType, ni.NumPorts)
+	case n.Type == iba.NodeTypeSwitch && n.NodeInfo().PortGUID != ni.PortGUID:
+		reason = fmt.Sprintf("switch port GUID %v, known as %v", ni.PortGUID, n.NodeInfo().PortGUID)
+	case n.Type != iba.NodeTypeSwitch && p != nil && p.GUID != 0 && p.GUID != ni.PortGUID:
+		reason = fmt.Sprintf("port %d has GUID %v, known as %v", local, ni.PortGUID, p.GUID)
+	case via != nil && p != nil && p.Remote != nil && p.Remote != via:
+		reason = fmt.Sprintf("port %d is cabled to %v port %d, and answered through %v port %d", local,
+			p.Remote.Node.GUID, p.Remote.Num, via.Node.GUID, via.Num)
+	case via != nil && p != nil && p.HasInfo && p.PortInfo().PortPhysicalState != iba.PhysPortStateLinkUp:
+		reason = fmt.Sprintf("port %d is not up, and answered through %v port %d", local, via.Node.GUID, via.Num)
+	default:
+		return
+	}
+	c := &Conflict{Path: append(DRPath(nil), t.q.path...), Node: n, Via: via, Reason: reason}
+	copy(c.Info[:], data)
+	w.conflicts = append(w.conflicts, c)
 }
