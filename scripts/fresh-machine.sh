@@ -106,6 +106,10 @@ cp /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null || true
 printf '#!/bin/sh\nexit 101\n' >"$R/usr/sbin/policy-rc.d"
 chmod +x "$R/usr/sbin/policy-rc.d"
 
+# The root is a mount point of its own, as / is on a machine: unshare -m
+# (tests bind sysfs fixtures in a private namespace) needs to set its
+# propagation.
+mount --bind "$R" "$R"
 mount -t proc proc "$R/proc"
 mount --rbind /sys "$R/sys"
 mount --make-rslave "$R/sys"
