@@ -1,0 +1,219 @@
+package promfabric
+
+import (
+	"time"
+
+	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/perf"
+)
+
+// noLabels is the series of a family without labels.
+var noLabels = &series{}
+
+// emit gives a scrape's series to s, family by family, in the order of
+// families.
+func emit(s sink, sc *scrape) {
+	t := sc.topo
+	// The port counters, where the node answered and the port was read.
+	for k := perf.Counter(0); k < perf.NumCounters; k++ {
+		s.begin(counterFamilies[k])
+		if t == nil {
+			continue
+		}
+		for i, nv := range t.nodes {
+			r := sc.results[i]
+			if r == nil {
+				continue
+			}
+			for _, pv := range nv.ports {
+				if pr := portResult(r, pv.num); pr != nil {
+					if v, ok := pr.Get(k); ok {
+						s.value(&pv.label, perf.Octets(k, v))
+					}
+				}
+			}
+		}
+	}
+	s.begin(famSaturated)
+	eachRead(sc, func(pv *portView, pr *perf.PortResult) {
+		n := uint64(0)
+		for k := perf.Counter(0); k < perf.NumCounters; k++ {
+			if pr.Saturated(k) {
+				n++
+			}
+		}
+		s.value(&pv.label, n)
+	})
+	// The link as the topology has it, for every port of a node that the
+	// last discovery reached, whether the node answered this scrape or not.
+	for _, g := range []struct {
+		f *family
+		v func(*portView) float64
+	}{
+		{famState, func(p *portView) float64 { return float64(p.portState) }},
+		{famPhysState, func(p *portView) float64 { return float64(p.physState) }},
+		{famWidthActive, func(p *portView) float64 { return float64(p.widthActive) }},
+		{famWidthEnabled, func(p *portView) float64 { return float64(p.widthEnabled) }},
+		{famWidthSupported, func(p *portView) float64 { return float64(p.widthSupported) }},
+		{famSpeedActive, func(p *portView) float64 { return laneBytes(p.speedActive) }},
+		{famSpeedEnabled, func(p *portView) float64 { return laneBytes(p.speedEnabled) }},
+		{famSpeedSupported, func(p *portView) float64 { return laneBytes(p.speedSupported) }},
+		{famRate, func(p *portView) float64 { return float64(p.widthActive) * laneBytes(p.speedActive) }},
+	} {
+		s.begin(g.f)
+		if t == nil {
+			continue
+		}
+		for _, nv := range t.nodes {
+			for _, pv := range nv.ports {
+				if pv.state {
+					s.float(&pv.label, g.v(pv))
+				}
+			}
+		}
+	}
+	s.begin(famPortInfo)
+	if t != nil {
+		for _, nv := range t.nodes {
+			for _, pv := range nv.ports {
+				if pv.num > 0 {
+					s.value(&pv.info, 1)
+				}
+			}
+		}
+	}
+	s.begin(famNodeInfo)
+	if t != nil {
+		for _, nv := range t.nodes {
+			s.value(&nv.info, 1)
+		}
+	}
+	s.begin(famUp)
+	if t != nil {
+		for i, nv := range t.nodes {
+			s.value(&nv.label, b2u(sc.up[i]))
+		}
+	}
+	s.begin(famNodeErrors)
+	if t != nil {
+		for i, nv := range t.nodes {
+			if r := sc.results[i]; r != nil {
+				s.value(&nv.label, uint64(len(r.Errors)))
+			}
+		}
+	}
+
+	s.begin(famScrapeDuration)
+	s.float(noLabels, sc.took.Seconds())
+	s.begin(famScrapeTimeout)
+	s.float(noLabels, sc.bound.Seconds())
+	s.begin(famScrapeReads)
+	s.value(noLabels, uint64(sc.reads))
+	s.begin(famScrapeSent)
+	s.value(noLabels, uint64(sc.sent))
+	s.begin(famScrapeFailed)
+	s.value(noLabels, uint64(sc.failed))
+	s.begin(famScrapeTimedOut)
+	s.value(noLabels, uint64(sc.timeouts))
+	s.begin(famScrapeUnreachable)
+	s.value(noLabels, uint64(sc.unreachable))
+	s.begin(famScrapes)
+	s.value(noLabels, sc.totals.scrapes)
+	s.begin(famMADsSent)
+	s.value(noLabels, sc.totals.madsSent)
+	s.begin(famMADsTimedOut)
+	s.value(noLabels, sc.totals.madsTimedOut)
+
+	s.begin(famTopoNodes)
+	for _, typ := range []string{"switch", "ca", "router", "lost"} {
+		n := 0
+		if t != nil {
+			n = t.types[typ]
+		}
+		s.value(typeSeries[typ], uint64(n))
+	}
+	var ports, links, unreachable int
+	var taken time.Time
+	var took time.Duration
+	if t != nil {
+		ports, links, unreachable, taken, took = t.ports, t.links, t.unreachable, t.taken, t.took
+	}
+	s.begin(famTopoPorts)
+	s.value(noLabels, uint64(ports))
+	s.begin(famTopoLinks)
+	s.value(noLabels, uint64(links))
+	s.begin(famTopoUnreachable)
+	s.value(noLabels, uint64(unreachable))
+	s.begin(famTopoTime)
+	if !taken.IsZero() {
+		s.float(noLabels, float64(taken.UnixNano())/1e9)
+	}
+	s.begin(famTopoDuration)
+	if t != nil {
+		s.float(noLabels, took.Seconds())
+	}
+	s.begin(famTopoRefreshes)
+	s.value(&resultSeries[0], sc.totals.refreshOK)
+	s.value(&resultSeries[1], sc.totals.refreshErr)
+	s.begin(famFabricOpens)
+	s.value(&resultSeries[0], sc.totals.opensOK)
+	s.value(&resultSeries[1], sc.totals.opensErr)
+	s.begin(famFabricUp)
+	s.value(noLabels, b2u(sc.fabricUp))
+}
+
+var typeSeries = map[string]*series{
+	"switch": newSeries([]string{"type"}, []string{"switch"}),
+	"ca":     newSeries([]string{"type"}, []string{"ca"}),
+	"router": newSeries([]string{"type"}, []string{"router"}),
+	"lost":   newSeries([]string{"type"}, []string{"lost"}),
+}
+
+var resultSeries = [2]series{
+	makeSeries([]string{"result"}, []string{"success"}),
+	makeSeries([]string{"result"}, []string{"error"}),
+}
+
+// eachRead calls f for every port the scrape read.
+func eachRead(sc *scrape, f func(*portView, *perf.PortResult)) {
+	if sc.topo == nil {
+		return
+	}
+	for i, nv := range sc.topo.nodes {
+		r := sc.results[i]
+		if r == nil {
+			continue
+		}
+		for _, pv := range nv.ports {
+			if pr := portResult(r, pv.num); pr != nil {
+				f(pv, pr)
+			}
+		}
+	}
+}
+
+// portResult is the reading of port num, nil unless complete.
+func portResult(r *perf.NodeResult, num int) *perf.PortResult {
+	if num >= len(r.Ports) {
+		return nil
+	}
+	if pr := r.Ports[num]; pr != nil && pr.OK {
+		return pr
+	}
+	return nil
+}
+
+// laneBytes is the data rate of one lane at a speed, in bytes per second.
+func laneBytes(s iba.Speed) float64 { return s.DataGbps() * 1e9 / 8 }
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func newSeries(names, values []string) *series {
+	s := makeSeries(names, values)
+	return &s
+}
