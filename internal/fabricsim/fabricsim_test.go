@@ -70,6 +70,7 @@ func TestConsole(t *testing.T) {
 		"", "# a comment", "help", "sweep", "latency hop=2 sma=1ms agent=5us queue=8 loss=0.5",
 		"node dead hca2", "node alive hca2", "drop hca3 1 10", "errors hca3 1 symbol=3 downed=1",
 		"link down hca4 1", "link up hca4 1", "latency off", "status",
+		"traffic hca1 1 hca2 4096", "traffic hca1 1 hca3 1000000 10",
 	} {
 		if _, err := c.Exec(ctx, ok); err != nil {
 			t.Fatalf("%q: %v", ok, err)
@@ -89,6 +90,7 @@ func TestConsole(t *testing.T) {
 		"frob", "link sideways hca1 1", "link down hca1", "link down hca1 x", "link down nope 1",
 		"node dead nope", "node asleep hca1", "drop hca1 1 x", "drop hca1 1 200", "latency hop", "latency speed=3",
 		"latency loss=300", "errors hca1 1 bogus=1", "errors hca1 1 symbol=x", "errors hca1",
+		"traffic hca1 1 nope 10", "traffic hca1 1 hca2 x", "traffic hca1 1 hca2 10 0", "traffic hca1", "traffic hca1 9 hca2 10",
 	} {
 		if _, err := c.Exec(ctx, bad); err == nil {
 			t.Fatalf("%q: no error", bad)
