@@ -10,6 +10,26 @@ import (
 // noLabels is the series of a family without labels.
 var noLabels = &series{}
 
+// numStateFamilies is the length of stateFamilies.
+const numStateFamilies = 9
+
+// stateFamilies are the families of the link as the topology has it, and
+// how each port's value is made.
+var stateFamilies = [numStateFamilies]struct {
+	f     *family
+	value func(*portView) float64
+}{
+	{famState, func(p *portView) float64 { return float64(p.portState) }},
+	{famPhysState, func(p *portView) float64 { return float64(p.physState) }},
+	{famWidthActive, func(p *portView) float64 { return float64(p.widthActive) }},
+	{famWidthEnabled, func(p *portView) float64 { return float64(p.widthEnabled) }},
+	{famWidthSupported, func(p *portView) float64 { return float64(p.widthSupported) }},
+	{famSpeedActive, func(p *portView) float64 { return laneBytes(p.speedActive) }},
+	{famSpeedEnabled, func(p *portView) float64 { return laneBytes(p.speedEnabled) }},
+	{famSpeedSupported, func(p *portView) float64 { return laneBytes(p.speedSupported) }},
+	{famRate, func(p *portView) float64 { return float64(p.widthActive) * laneBytes(p.speedActive) }},
+}
+
 // emit gives a scrape's series to s, family by family, in the order of
 // families.
 func emit(s sink, sc *scrape) {
@@ -17,68 +37,42 @@ func emit(s sink, sc *scrape) {
 	// The port counters, where the node answered and the port was read.
 	for k := perf.Counter(0); k < perf.NumCounters; k++ {
 		s.begin(counterFamilies[k])
-		if t == nil {
+		if t == nil || sc.cols[k] == nil {
 			continue
 		}
-		for i, nv := range t.nodes {
-			r := sc.results[i]
-			if r == nil {
-				continue
-			}
-			for _, pv := range nv.ports {
-				if pr := portResult(r, pv.num); pr != nil {
-					if v, ok := pr.Get(k); ok {
-						s.value(&pv.label, perf.Octets(k, v))
-					}
-				}
+		bit, col := uint32(1)<<k, sc.cols[k]
+		for i := range t.flat {
+			if sc.has[i]&bit != 0 {
+				s.value(&t.flat[i].label, col[i])
 			}
 		}
 	}
 	s.begin(famSaturated)
-	eachRead(sc, func(pv *portView, pr *perf.PortResult) {
-		n := uint64(0)
-		for k := perf.Counter(0); k < perf.NumCounters; k++ {
-			if pr.Saturated(k) {
-				n++
+	if t != nil && sc.has != nil {
+		for i := range t.flat {
+			if sc.has[i] != 0 {
+				s.value(&t.flat[i].label, uint64(sc.saturated[i]))
 			}
 		}
-		s.value(&pv.label, n)
-	})
+	}
 	// The link as the topology has it, for every port of a node that the
 	// last discovery reached, whether the node answered this scrape or not.
-	for _, g := range []struct {
-		f *family
-		v func(*portView) float64
-	}{
-		{famState, func(p *portView) float64 { return float64(p.portState) }},
-		{famPhysState, func(p *portView) float64 { return float64(p.physState) }},
-		{famWidthActive, func(p *portView) float64 { return float64(p.widthActive) }},
-		{famWidthEnabled, func(p *portView) float64 { return float64(p.widthEnabled) }},
-		{famWidthSupported, func(p *portView) float64 { return float64(p.widthSupported) }},
-		{famSpeedActive, func(p *portView) float64 { return laneBytes(p.speedActive) }},
-		{famSpeedEnabled, func(p *portView) float64 { return laneBytes(p.speedEnabled) }},
-		{famSpeedSupported, func(p *portView) float64 { return laneBytes(p.speedSupported) }},
-		{famRate, func(p *portView) float64 { return float64(p.widthActive) * laneBytes(p.speedActive) }},
-	} {
+	for k, g := range stateFamilies {
 		s.begin(g.f)
 		if t == nil {
 			continue
 		}
-		for _, nv := range t.nodes {
-			for _, pv := range nv.ports {
-				if pv.state {
-					s.float(&pv.label, g.v(pv))
-				}
+		for i := range t.flat {
+			if p := &t.flat[i]; p.state {
+				s.float(&p.label, p.gauges[k])
 			}
 		}
 	}
 	s.begin(famPortInfo)
 	if t != nil {
-		for _, nv := range t.nodes {
-			for _, pv := range nv.ports {
-				if pv.num > 0 {
-					s.value(&pv.info, 1)
-				}
+		for i := range t.flat {
+			if p := &t.flat[i]; p.num > 0 {
+				s.value(&p.info, 1)
 			}
 		}
 	}
@@ -95,11 +89,9 @@ func emit(s sink, sc *scrape) {
 		}
 	}
 	s.begin(famNodeErrors)
-	if t != nil {
-		for i, nv := range t.nodes {
-			if r := sc.results[i]; r != nil {
-				s.value(&nv.label, uint64(len(r.Errors)))
-			}
+	if t != nil && sc.read {
+		for i, nv := range t.nodes[:t.read] {
+			s.value(&nv.label, uint64(sc.nodeErrors[i]))
 		}
 	}
 
@@ -172,24 +164,6 @@ var typeSeries = map[string]*series{
 var resultSeries = [2]series{
 	makeSeries([]string{"result"}, []string{"success"}),
 	makeSeries([]string{"result"}, []string{"error"}),
-}
-
-// eachRead calls f for every port the scrape read.
-func eachRead(sc *scrape, f func(*portView, *perf.PortResult)) {
-	if sc.topo == nil {
-		return
-	}
-	for i, nv := range sc.topo.nodes {
-		r := sc.results[i]
-		if r == nil {
-			continue
-		}
-		for _, pv := range nv.ports {
-			if pr := portResult(r, pv.num); pr != nil {
-				f(pv, pr)
-			}
-		}
-	}
 }
 
 // portResult is the reading of port num, nil unless complete.

@@ -100,11 +100,18 @@ type flight struct {
 }
 
 // scrape is one reading of the fabric: the topology it read and what each
-// of its nodes gave.
+// of its nodes and ports gave.
 type scrape struct {
-	topo    *topology
-	results []*perf.NodeResult // by topology node, nil where not read
-	up      []bool
+	topo *topology
+	up   []bool // by topology node
+	// nodeErrors are the failed reads of each node the scrape read.
+	nodeErrors []int32
+	// By port of the topology's flat: the counters read (bit k for
+	// perf.Counter k; 0 where the port was not read), their values
+	// (data in octets), and how many stand saturated.
+	has       []uint32
+	cols      [perf.NumCounters][]uint64
+	saturated []uint8
 	start   time.Time
 	took    time.Duration
 	bound   time.Duration
@@ -378,7 +385,6 @@ func (e *Exporter) emptyScrape() *scrape {
 	sc := &scrape{topo: e.topo, start: e.o.Now(), totals: e.stats, fabricUp: e.fab != nil && !e.lost}
 	if sc.topo != nil {
 		sc.up = make([]bool, len(sc.topo.nodes))
-		sc.results = make([]*perf.NodeResult, len(sc.topo.nodes))
 		sc.unreachable = len(sc.topo.nodes)
 		sc.refreshed = sc.topo.taken
 	}
@@ -407,13 +413,12 @@ func (e *Exporter) read(ctx context.Context, bound time.Duration) *scrape {
 		PerNode:      e.o.PerNode,
 	})
 	sc.took = e.o.Now().Sub(sc.start)
-	sc.results = make([]*perf.NodeResult, len(t.nodes))
-	sc.up = make([]bool, len(t.nodes))
+	results := make([]*perf.NodeResult, len(t.nodes))
 	if err == nil {
-		copy(sc.results, res.Nodes)
+		copy(results, res.Nodes)
 		sc.reads, sc.sent, sc.failed, sc.timeouts = res.Reads, res.Sent, res.Failures, res.Timeouts
 	}
-	e.judge(f, sc)
+	e.judge(f, sc, results)
 	return sc
 }
 
@@ -426,19 +431,35 @@ func (t *topology) readNodes() []*subnet.Node {
 	return ns
 }
 
-// judge takes in a scrape's results: which nodes answered, their PMAs'
-// capabilities, and whether the topology wants refreshing early (a node
-// that stopped answering, a link that went down or came up) or the fabric
-// is lost (the local node did not answer).
-func (e *Exporter) judge(f *fabric.Fabric, sc *scrape) {
+// judge takes in a scrape's results: which nodes answered and what their
+// ports read (into the scrape's columns), their PMAs' capabilities, and
+// whether the topology wants refreshing early (a node that stopped
+// answering, a link that went down or came up) or the fabric is lost (the
+// local node did not answer).
+func (e *Exporter) judge(f *fabric.Fabric, sc *scrape, results []*perf.NodeResult) {
 	t := sc.topo
+	n := len(t.flat)
+	sc.up = make([]bool, len(t.nodes))
+	sc.nodeErrors = make([]int32, t.read)
+	sc.has = make([]uint32, n)
+	sc.saturated = make([]uint8, n)
+	for k := range sc.cols {
+		sc.cols[k] = make([]uint64, n)
+	}
 	var why string
 	localDown := false
 	e.mu.Lock()
+	defer func() {
+		if why != "" {
+			e.requestRefresh(why)
+		}
+	}()
+	defer e.mu.Unlock()
 	for i, nv := range t.nodes {
-		r := sc.results[i]
+		r := results[i]
 		up := false
 		if r != nil {
+			sc.nodeErrors[i] = int32(len(r.Errors))
 			for _, pr := range r.Ports {
 				if pr != nil && pr.OK {
 					up = true
@@ -470,13 +491,23 @@ func (e *Exporter) judge(f *fabric.Fabric, sc *scrape) {
 			e.caps[nv.guid] = r.Caps
 		}
 		for _, pv := range nv.ports {
-			pr := (*perf.PortResult)(nil)
-			if pv.num < len(r.Ports) {
-				pr = r.Ports[pv.num]
-			}
-			if pr == nil || !pr.OK {
+			pr := portResult(r, pv.num)
+			if pr == nil {
 				continue
 			}
+			x := pv.idx
+			var has uint32
+			var sat uint8
+			for k := perf.Counter(0); k < perf.NumCounters; k++ {
+				if v, ok := pr.Get(k); ok {
+					has |= 1 << k
+					sc.cols[k][x] = perf.Octets(k, v)
+					if pr.Saturated(k) {
+						sat++
+					}
+				}
+			}
+			sc.has[x], sc.saturated[x] = has, sat
 			downed, _ := pr.Get(perf.LinkDownedCounter)
 			pkts := pr.Values[perf.PortXmitPkts] + pr.Values[perf.PortRcvPkts]
 			if pv.read && why == "" {
@@ -499,8 +530,4 @@ func (e *Exporter) judge(f *fabric.Fabric, sc *scrape) {
 	}
 	sc.totals = e.stats
 	sc.fabricUp = e.fab != nil && !e.lost
-	e.mu.Unlock()
-	if why != "" {
-		e.requestRefresh(why)
-	}
 }

@@ -50,7 +50,7 @@ func (e *Exporter) bound(header time.Duration) time.Duration {
 func (e *Exporter) WriteMetrics(ctx context.Context, w io.Writer) error {
 	sc := e.scrape(ctx, e.bound(0))
 	bw := bufio.NewWriterSize(w, 64<<10)
-	emit(&textSink{w: bw, buf: make([]byte, 0, 512)}, sc)
+	emit(&textSink{w: bw}, sc)
 	return bw.Flush()
 }
 
@@ -87,7 +87,7 @@ func (e *Exporter) Handler(g prometheus.Gatherer) http.Handler {
 		bw := bufio.NewWriterSize(out, 64<<10)
 		defer bw.Flush()
 		sc := e.scrape(r.Context(), e.bound(header))
-		emit(&textSink{w: bw, buf: make([]byte, 0, 512)}, sc)
+		emit(&textSink{w: bw}, sc)
 		for _, mf := range mfs {
 			if _, err := expfmt.MetricFamilyToText(bw, mf); err != nil {
 				e.log.Warn("writing the exporter's own metrics", "err", err)

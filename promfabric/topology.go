@@ -22,6 +22,10 @@ type topology struct {
 	read  int
 	byPtr map[*subnet.Node]int
 
+	// flat holds every port of nodes, in order, in one slice: a scrape's
+	// series are written family by family, each a pass over all ports.
+	flat []portView
+
 	taken       time.Time
 	took        time.Duration
 	unreachable int
@@ -37,7 +41,7 @@ type nodeView struct {
 	typ   iba.NodeType
 	label series // {guid="..."}
 	info  series // node_info's labels
-	ports []*portView
+	ports []*portView // into the topology's flat
 	// lost: the last discovery did not reach the node; seen is when one
 	// last did.
 	lost bool
@@ -49,6 +53,8 @@ type nodeView struct {
 // portView is one port as exported.
 type portView struct {
 	num   int
+	node  int32 // index of its node in the topology
+	idx   int32 // its index in the topology's flat
 	label series // {guid="...",port="N"}
 	info  series // port_info's labels
 	// state: the PortInfo values below are known (not for a lost node).
@@ -58,6 +64,8 @@ type portView struct {
 	widthSupported            int
 	speedActive, speedEnabled iba.Speed
 	speedSupported            iba.Speed
+	// gauges are the state families' values, by stateFamilies.
+	gauges [numStateFamilies]float64
 	// What the last scrape read of the port, to tell a link that went
 	// down (LinkDownedCounter moved) or came up (packets on a port the
 	// topology has down).
@@ -179,8 +187,25 @@ func buildTopology(s *subnet.Subnet, names *namemap.Map, want func(*subnet.Node)
 			t.types["lost"]++
 		}
 	}
+	n := 0
 	for _, nv := range t.nodes {
-		t.ports += len(nv.ports)
+		n += len(nv.ports)
+	}
+	t.flat = make([]portView, 0, n)
+	for i, nv := range t.nodes {
+		for j, pv := range nv.ports {
+			pv.node, pv.idx = int32(i), int32(len(t.flat))
+			if pv.state {
+				for k, f := range stateFamilies {
+					pv.gauges[k] = f.value(pv)
+				}
+			}
+			if pv.num > 0 {
+				t.ports++
+			}
+			t.flat = append(t.flat, *pv)
+			nv.ports[j] = &t.flat[len(t.flat)-1]
+		}
 	}
 	for _, n := range s.Nodes() {
 		for _, p := range n.Ports {
@@ -273,3 +298,4 @@ func portState(pv *portView, p *subnet.Port, capInfo *iba.PortInfo) {
 	pv.speedSupported = iba.FastestSpeed(pi.LinkSpeedSupported, ext, ext2, mx.LinkSpeedSupported)
 	pv.speedEnabled = iba.FastestSpeed(pi.LinkSpeedEnabled, extEn, ext2En, mx.LinkSpeedEnabled)
 }
+

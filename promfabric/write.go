@@ -17,44 +17,39 @@ type sink interface {
 
 // textSink writes the text exposition format (version 0.0.4).
 type textSink struct {
-	w   *bufio.Writer
-	f   *family
-	buf []byte
+	w    *bufio.Writer
+	name []byte // the family's metric name
 }
 
 func (t *textSink) begin(f *family) {
-	t.f = f
-	b := t.buf[:0]
+	t.name = append(append(append(t.name[:0], Namespace...), '_'), f.name...)
+	b := t.w.AvailableBuffer()
 	b = append(b, "# HELP "...)
-	b = append(b, Namespace...)
-	b = append(b, '_')
-	b = append(b, f.name...)
+	b = append(b, t.name...)
 	b = append(b, ' ')
 	b = append(b, f.help...)
 	b = append(b, "\n# TYPE "...)
-	b = append(b, Namespace...)
-	b = append(b, '_')
-	b = append(b, f.name...)
+	b = append(b, t.name...)
 	b = append(b, ' ')
 	b = append(b, f.typ.String()...)
 	b = append(b, '\n')
-	t.buf = b
 	_, _ = t.w.Write(b)
 }
 
+// start begins a sample's line in the writer's free buffer.
 func (t *textSink) start(s *series) []byte {
-	b := t.buf[:0]
-	b = append(b, Namespace...)
-	b = append(b, '_')
-	b = append(b, t.f.name...)
+	if t.w.Available() < 512 {
+		_ = t.w.Flush()
+	}
+	b := t.w.AvailableBuffer()
+	b = append(b, t.name...)
 	b = append(b, s.text...)
 	return append(b, ' ')
 }
 
 func (t *textSink) value(s *series, v uint64) {
 	b := strconv.AppendUint(t.start(s), v, 10)
-	t.buf = append(b, '\n')
-	_, _ = t.w.Write(t.buf)
+	_, _ = t.w.Write(append(b, '\n'))
 }
 
 func (t *textSink) float(s *series, v float64) {
@@ -66,11 +61,12 @@ func (t *textSink) float(s *series, v float64) {
 		b = append(b, "-Inf"...)
 	case math.IsNaN(v):
 		b = append(b, "NaN"...)
+	case v == math.Trunc(v) && math.Abs(v) < 1<<53:
+		b = strconv.AppendInt(b, int64(v), 10)
 	default:
 		b = strconv.AppendFloat(b, v, 'g', -1, 64)
 	}
-	t.buf = append(b, '\n')
-	_, _ = t.w.Write(t.buf)
+	_, _ = t.w.Write(append(b, '\n'))
 }
 
 // descs are the families' descriptions for the Collector side.
