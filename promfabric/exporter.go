@@ -112,10 +112,10 @@ type scrape struct {
 	has       []uint32
 	cols      [perf.NumCounters][]uint64
 	saturated []uint8
-	start   time.Time
-	took    time.Duration
-	bound   time.Duration
-	read    bool // the fabric was read (else every node is up 0)
+	start     time.Time
+	took      time.Duration
+	bound     time.Duration
+	read      bool // the fabric was read (else every node is up 0)
 
 	reads, sent, failed, timeouts, unreachable int
 

@@ -39,8 +39,8 @@ type nodeView struct {
 	node  *subnet.Node // nil for a lost node
 	guid  iba.GUID
 	typ   iba.NodeType
-	label series // {guid="..."}
-	info  series // node_info's labels
+	label series      // {guid="..."}
+	info  series      // node_info's labels
 	ports []*portView // into the topology's flat
 	// lost: the last discovery did not reach the node; seen is when one
 	// last did.
@@ -53,8 +53,8 @@ type nodeView struct {
 // portView is one port as exported.
 type portView struct {
 	num   int
-	node  int32 // index of its node in the topology
-	idx   int32 // its index in the topology's flat
+	node  int32  // index of its node in the topology
+	idx   int32  // its index in the topology's flat
 	label series // {guid="...",port="N"}
 	info  series // port_info's labels
 	// state: the PortInfo values below are known (not for a lost node).
@@ -298,4 +298,3 @@ func portState(pv *portView, p *subnet.Port, capInfo *iba.PortInfo) {
 	pv.speedSupported = iba.FastestSpeed(pi.LinkSpeedSupported, ext, ext2, mx.LinkSpeedSupported)
 	pv.speedEnabled = iba.FastestSpeed(pi.LinkSpeedEnabled, extEn, ext2En, mx.LinkSpeedEnabled)
 }
-
