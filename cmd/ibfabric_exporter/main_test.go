@@ -381,6 +381,12 @@ scrape_configs:
 		func(vs []float64) bool { return len(vs) == 1 && vs[0] == 5 })
 	eventually(t, prom, named("ibfabric_port_receive_errors_total", "hca4"), 30*time.Second,
 		func(vs []float64) bool { return len(vs) == 1 && vs[0] >= 3 })
+	// Every query of the Grafana dashboard is one Prometheus runs.
+	for _, e := range dashboardExprs(t) {
+		if _, err := tryQuery(prom, e); err != nil {
+			t.Errorf("dashboard: %v", err)
+		}
+	}
 	stop.Store(true)
 	<-trafficDone
 
@@ -408,5 +414,100 @@ scrape_configs:
 		}
 	case <-time.After(15 * time.Second):
 		t.Error("the exporter did not stop on SIGTERM")
+	}
+}
+
+// dashboardExprs are the PromQL expressions of the Grafana dashboard's
+// panels.
+func dashboardExprs(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/exporter/grafana-dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Title  string
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("the dashboard is not JSON: %v", err)
+	}
+	var exprs []string
+	for _, p := range d.Panels {
+		for _, tg := range p.Targets {
+			if tg.Expr == "" {
+				t.Errorf("panel %q: a target without an expression", p.Title)
+			}
+			exprs = append(exprs, strings.ReplaceAll(tg.Expr, "$__rate_interval", "1m"))
+		}
+	}
+	if d.Title == "" || len(exprs) < 10 {
+		t.Fatalf("dashboard %q with %d expressions", d.Title, len(exprs))
+	}
+	return exprs
+}
+
+// The documents in docs/exporter load: the dashboard is JSON whose queries
+// name only metrics the exporter serves, the scrape configuration passes
+// promtool, and the systemd unit's command line parses.
+func TestDocs(t *testing.T) {
+	addr := start(t, "--fabric", "sim:fattree:k=2,n=2")
+	served := map[string]bool{}
+	deadline := time.Now().Add(20 * time.Second)
+	for !served["ibfabric_node_up"] {
+		for _, line := range strings.Split(get(t, "http://"+addr+"/metrics"), "\n") {
+			if f := strings.Fields(line); len(f) >= 3 && f[0] == "#" && f[1] == "TYPE" {
+				served[f[2]] = true
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no topology after 20 s")
+		}
+	}
+	metric := regexp.MustCompile(`\b(ibfabric_[a-z0-9_]+|go_[a-z0-9_]+|process_[a-z0-9_]+)`)
+	used := 0
+	for _, e := range dashboardExprs(t) {
+		for _, m := range metric.FindAllString(e, -1) {
+			used++
+			if !served[m] {
+				t.Errorf("the dashboard queries %s, which the exporter does not serve", m)
+			}
+		}
+	}
+	if used == 0 {
+		t.Error("the dashboard names no metric")
+	}
+	unit, err := os.ReadFile("../../docs/exporter/ibfabric_exporter.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, line := range strings.Split(string(unit), "\n") {
+		if rest, ok := strings.CutPrefix(line, "ExecStart="); ok {
+			f := strings.Fields(rest)
+			if filepath.Base(f[0]) != "ibfabric_exporter" {
+				t.Errorf("ExecStart runs %s", f[0])
+			}
+			for _, a := range f[1:] {
+				if !strings.HasPrefix(a, "$") {
+					args = append(args, a)
+				}
+			}
+		}
+	}
+	if len(args) == 0 {
+		t.Fatal("no ExecStart in the unit")
+	}
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), append(args, "--version"), &out, &errOut, nil); code != 0 {
+		t.Errorf("the unit's flags %v: exit %d: %s", args, code, errOut.String())
+	}
+	promtool, err := exec.LookPath("promtool")
+	floor.Need(t, err == nil, "promtool (Debian package prometheus; scripts/floors/40-prometheus.sh)")
+	if b, err := exec.Command(promtool, "check", "config", "../../docs/exporter/prometheus.yml").CombinedOutput(); err != nil {
+		t.Errorf("promtool check config: %v\n%s", err, b)
 	}
 }
