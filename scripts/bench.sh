@@ -19,7 +19,10 @@
 # Each row prints the node count, the wall time of the C tool and of ours
 # (best of $BENCH_RUNS, default 3), the speedup, and whether the outputs
 # are the same (data counters masked: the tools' own traffic moves them).
-# Add a row to ROWS for a new tool; nothing else changes.
+# Add a row to ROWS for a new tool; nothing else changes. Benchmarks that
+# are not one command against its C twin are sibling scripts in bench/,
+# run after the rows when no row is named (or alone: `bench.sh exporter`
+# runs bench/exporter.sh): ibnetdiscover's rows and the exporter's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,8 +58,19 @@ trap cleanup EXIT
 
 if [[ ${1:-} == -l ]]; then
 	for r in "${ROWS[@]}"; do read -r name _ <<<"$r"; echo "$name"; done
+	echo "ibnetdiscover [a|b|sweep]..."
+	echo "exporter [a|shell|b]..."
 	exit 0
 fi
+case ${1:-} in
+ibnetdiscover | exporter)
+	sib=$1
+	shift
+	trap - EXIT
+	rm -rf "$work"
+	exec bash "scripts/bench/$sib.sh" "$@"
+	;;
+esac
 
 PRE=$(ls /usr/lib/*/umad2sim/libumad2sim.so 2>/dev/null | head -1 || true)
 for need in ibsim opensm ibqueryerrors; do
@@ -176,3 +190,4 @@ for r in "${ROWS[@]}"; do
 	run_row "$name" "$server" "$topo" "$latency" "${args[@]}"
 done
 (( $# )) || bash scripts/bench/ibnetdiscover.sh # ibnetdiscover: rows (a), (b), (c) of its own, run when no row is named
+(( $# )) || bash scripts/bench/exporter.sh      # the exporter: rows (a), shell-out and (b) of its own
