@@ -370,7 +370,9 @@ func (e *Exporter) scrape(ctx context.Context, bound time.Duration) *scrape {
 	fl := &flight{done: make(chan struct{})}
 	e.flight = fl
 	e.scrapeMu.Unlock()
-	fl.sc = e.read(ctx, bound)
+	// The reading is shared: one caller that goes away does not cut it
+	// short for the others; bound ends it.
+	fl.sc = e.read(context.WithoutCancel(ctx), bound)
 	e.scrapeMu.Lock()
 	e.flight = nil
 	e.scrapeMu.Unlock()
@@ -422,6 +424,20 @@ func (e *Exporter) read(ctx context.Context, bound time.Duration) *scrape {
 	return sc
 }
 
+// silent says whether a node's reads failed for a reason of the node's
+// (no reply, an error), not only because the scrape's time ran out.
+func silent(r *perf.NodeResult) bool {
+	if r == nil {
+		return false
+	}
+	for _, pe := range r.Errors {
+		if !errors.Is(pe.Err, context.DeadlineExceeded) && !errors.Is(pe.Err, context.Canceled) {
+			return true
+		}
+	}
+	return false
+}
+
 // readNodes are the topology's nodes the sweep reads.
 func (t *topology) readNodes() []*subnet.Node {
 	ns := make([]*subnet.Node, t.read)
@@ -470,10 +486,12 @@ func (e *Exporter) judge(f *fabric.Fabric, sc *scrape, results []*perf.NodeResul
 		sc.up[i] = up
 		if !up {
 			sc.unreachable++
-			if nv.guid == f.Local.NodeGUID && r != nil {
+			// A node whose reads ran out of time did not fail: the bound
+			// was too short for the fabric.
+			if nv.guid == f.Local.NodeGUID && silent(r) {
 				localDown = true
 			}
-			if nv.up && r != nil && why == "" {
+			if nv.up && silent(r) && why == "" {
 				why = fmt.Sprintf("node %v stopped answering", nv.guid)
 			}
 		}

@@ -607,3 +607,28 @@ func TestEscaping(t *testing.T) {
 
 var _ = mad.ErrTimeout
 var _ = fmt.Sprint
+
+// A bound too short for the fabric leaves nodes unread (up 0), but that
+// is no fault of theirs: no early refresh, the fabric not taken for lost.
+func TestShortBoundIsNotAFault(t *testing.T) {
+	f := openSim(t, "sim:fattree:k=4,n=2")
+	opens := 0
+	e, err := New(Options{Fabric: f, Open: func(context.Context) (*fabric.Fabric, error) { opens++; return f, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	parse(t, scrapeText(t, e, ""))
+	if err := f.Sim.SetLatency(sim.Latency{Agent: 20 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	got := parse(t, scrapeText(t, e, "0.1"))
+	if sum(got["ibfabric_node_up"]) == 24 {
+		t.Fatal("every node read within 90 ms at 20 ms a read")
+	}
+	if e.want || e.lost || got["ibfabric_fabric_up"][""] != 1 {
+		t.Errorf("a short bound asked for a refresh (%v) or lost the fabric (%v)", e.want, e.lost)
+	}
+}
