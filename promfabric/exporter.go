@@ -402,7 +402,8 @@ func (e *Exporter) read(ctx context.Context, bound time.Duration) *scrape {
 	if t == nil || f == nil || stale || lost {
 		return e.emptyScrape()
 	}
-	sc := &scrape{topo: t, start: e.o.Now(), bound: bound, read: true, refreshed: t.taken}
+	sc := newScrape(t, e.o.Now(), bound)
+	j := &judgement{local: f.Local.NodeGUID, taken: make([]bool, len(t.nodes))}
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	res, err := perf.Sweep(ctx, f, perf.SweepOptions{
@@ -413,15 +414,46 @@ func (e *Exporter) read(ctx context.Context, bound time.Duration) *scrape {
 		GiveUpSilent: true,
 		MaxInFlight:  e.o.MaxInFlight,
 		PerNode:      e.o.PerNode,
+		// Each node's readings go into the scrape's columns as they
+		// come, and are dropped: the sweep of a large fabric then never
+		// holds every port's reading at once.
+		OnNode: func(r *perf.NodeResult) {
+			if i, ok := t.byPtr[r.Node]; ok {
+				e.take(sc, j, i, r)
+				r.Ports = nil
+			}
+		},
 	})
 	sc.took = e.o.Now().Sub(sc.start)
-	results := make([]*perf.NodeResult, len(t.nodes))
 	if err == nil {
-		copy(results, res.Nodes)
+		for i, r := range res.Nodes {
+			if !j.taken[i] {
+				e.take(sc, j, i, r)
+			}
+		}
 		sc.reads, sc.sent, sc.failed, sc.timeouts = res.Reads, res.Sent, res.Failures, res.Timeouts
 	}
-	e.judge(f, sc, results)
+	e.finish(f, sc, j)
 	return sc
+}
+
+// newScrape makes the scrape of topology t, its columns empty.
+func newScrape(t *topology, start time.Time, bound time.Duration) *scrape {
+	n := len(t.flat)
+	sc := &scrape{topo: t, start: start, bound: bound, read: true, refreshed: t.taken,
+		up: make([]bool, len(t.nodes)), nodeErrors: make([]int32, t.read), has: make([]uint32, n), saturated: make([]uint8, n)}
+	for k := range sc.cols {
+		sc.cols[k] = make([]uint64, n)
+	}
+	return sc
+}
+
+// judgement is what a scrape's results say beyond their values.
+type judgement struct {
+	local     iba.GUID
+	taken     []bool // by node: its result is in
+	why       string // an early refresh is wanted, why
+	localDown bool   // the local node did not answer
 }
 
 // silent says whether a node's reads failed for a reason of the node's
@@ -447,105 +479,106 @@ func (t *topology) readNodes() []*subnet.Node {
 	return ns
 }
 
-// judge takes in a scrape's results: which nodes answered and what their
-// ports read (into the scrape's columns), their PMAs' capabilities, and
+// take takes in the result of node i: whether it answered and what its
+// ports read (into the scrape's columns), its PMA's capabilities, and
 // whether the topology wants refreshing early (a node that stopped
 // answering, a link that went down or came up) or the fabric is lost (the
 // local node did not answer).
-func (e *Exporter) judge(f *fabric.Fabric, sc *scrape, results []*perf.NodeResult) {
+func (e *Exporter) take(sc *scrape, j *judgement, i int, r *perf.NodeResult) {
 	t := sc.topo
-	n := len(t.flat)
-	sc.up = make([]bool, len(t.nodes))
-	sc.nodeErrors = make([]int32, t.read)
-	sc.has = make([]uint32, n)
-	sc.saturated = make([]uint8, n)
-	for k := range sc.cols {
-		sc.cols[k] = make([]uint64, n)
-	}
-	var why string
-	localDown := false
+	nv := t.nodes[i]
+	j.taken[i] = true
 	e.mu.Lock()
-	defer func() {
-		if why != "" {
-			e.requestRefresh(why)
-		}
-	}()
 	defer e.mu.Unlock()
-	for i, nv := range t.nodes {
-		r := results[i]
-		up := false
-		if r != nil {
-			sc.nodeErrors[i] = int32(len(r.Errors))
-			for _, pr := range r.Ports {
-				if pr != nil && pr.OK {
-					up = true
-					break
-				}
+	up := false
+	if r != nil {
+		sc.nodeErrors[i] = int32(len(r.Errors))
+		for _, pr := range r.Ports {
+			if pr != nil && pr.OK {
+				up = true
+				break
 			}
 		}
-		sc.up[i] = up
-		if !up {
-			sc.unreachable++
-			// A node whose reads ran out of time did not fail: the bound
-			// was too short for the fabric.
-			if nv.guid == f.Local.NodeGUID && silent(r) {
-				localDown = true
-			}
-			if nv.up && silent(r) && why == "" {
-				why = fmt.Sprintf("node %v stopped answering", nv.guid)
-			}
+	}
+	sc.up[i] = up
+	if !up {
+		// A node whose reads ran out of time did not fail: the bound
+		// was too short for the fabric.
+		if nv.guid == j.local && silent(r) {
+			j.localDown = true
 		}
-		nv.up = up
-		if r == nil || !up {
+		if nv.up && silent(r) && j.why == "" {
+			j.why = fmt.Sprintf("node %v stopped answering", nv.guid)
+		}
+	}
+	nv.up = up
+	if !up {
+		return
+	}
+	cpiFailed := false
+	for _, pe := range r.Errors {
+		if pe.Attribute == "ClassPortInfo" {
+			cpiFailed = true
+		}
+	}
+	if !cpiFailed {
+		e.caps[nv.guid] = r.Caps
+	}
+	for _, pv := range nv.ports {
+		pr := portResult(r, pv.num)
+		if pr == nil {
 			continue
 		}
-		cpiFailed := false
-		for _, pe := range r.Errors {
-			if pe.Attribute == "ClassPortInfo" {
-				cpiFailed = true
-			}
-		}
-		if !cpiFailed {
-			e.caps[nv.guid] = r.Caps
-		}
-		for _, pv := range nv.ports {
-			pr := portResult(r, pv.num)
-			if pr == nil {
-				continue
-			}
-			x := pv.idx
-			var has uint32
-			var sat uint8
-			for k := perf.Counter(0); k < perf.NumCounters; k++ {
-				if v, ok := pr.Get(k); ok {
-					has |= 1 << k
-					sc.cols[k][x] = perf.Octets(k, v)
-					if pr.Saturated(k) {
-						sat++
-					}
+		x := pv.idx
+		var has uint32
+		var sat uint8
+		for k := perf.Counter(0); k < perf.NumCounters; k++ {
+			if v, ok := pr.Get(k); ok {
+				has |= 1 << k
+				sc.cols[k][x] = perf.Octets(k, v)
+				if pr.Saturated(k) {
+					sat++
 				}
 			}
-			sc.has[x], sc.saturated[x] = has, sat
-			downed, _ := pr.Get(perf.LinkDownedCounter)
-			pkts := pr.Values[perf.PortXmitPkts] + pr.Values[perf.PortRcvPkts]
-			if pv.read && why == "" {
-				switch {
-				case downed > pv.linkDowned:
-					why = fmt.Sprintf("LinkDownedCounter of %v port %d moved", nv.guid, pv.num)
-				case pv.state && pv.portState == uint8(iba.PortStateDown) && pkts > pv.packets:
-					why = fmt.Sprintf("packets on %v port %d, which the topology has down", nv.guid, pv.num)
-				}
+		}
+		sc.has[x], sc.saturated[x] = has, sat
+		downed, _ := pr.Get(perf.LinkDownedCounter)
+		pkts := pr.Values[perf.PortXmitPkts] + pr.Values[perf.PortRcvPkts]
+		if pv.read && j.why == "" {
+			switch {
+			case downed > pv.linkDowned:
+				j.why = fmt.Sprintf("LinkDownedCounter of %v port %d moved", nv.guid, pv.num)
+			case pv.state && pv.portState == uint8(iba.PortStateDown) && pkts > pv.packets:
+				j.why = fmt.Sprintf("packets on %v port %d, which the topology has down", nv.guid, pv.num)
 			}
-			pv.read, pv.linkDowned, pv.packets = true, downed, pkts
+		}
+		pv.read, pv.linkDowned, pv.packets = true, downed, pkts
+	}
+}
+
+// finish closes a scrape: the nodes no result came for are up 0, the
+// totals are counted, and the judgement acted on.
+func (e *Exporter) finish(f *fabric.Fabric, sc *scrape, j *judgement) {
+	e.mu.Lock()
+	for i, nv := range sc.topo.nodes {
+		if !j.taken[i] {
+			nv.up = false
+		}
+		if !sc.up[i] {
+			sc.unreachable++
 		}
 	}
 	e.stats.scrapes++
 	e.stats.madsSent += uint64(sc.sent)
 	e.stats.madsTimedOut += uint64(sc.timeouts)
-	if localDown && e.o.Open != nil && f == e.fab {
+	if j.localDown && e.o.Open != nil && f == e.fab {
 		e.lost = true
-		why = "the local node did not answer"
+		j.why = "the local node did not answer"
 	}
 	sc.totals = e.stats
 	sc.fabricUp = e.fab != nil && !e.lost
+	e.mu.Unlock()
+	if j.why != "" {
+		e.requestRefresh(j.why)
+	}
 }
