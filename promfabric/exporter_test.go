@@ -3,7 +3,6 @@ package promfabric
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/rdmakit/rdmakit/fabric"
 	"github.com/rdmakit/rdmakit/iba"
-	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/perf"
 	"github.com/rdmakit/rdmakit/sim"
 	"github.com/rdmakit/rdmakit/subnet"
@@ -604,9 +602,6 @@ func TestEscaping(t *testing.T) {
 		t.Errorf("%s, want %s", s.text, want)
 	}
 }
-
-var _ = mad.ErrTimeout
-var _ = fmt.Sprint
 
 // A bound too short for the fabric leaves nodes unread (up 0), but that
 // is no fault of theirs: no early refresh, the fabric not taken for lost.

@@ -2,7 +2,6 @@ package promfabric
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,5 +146,5 @@ func TestValuesEqualCPerfquery(t *testing.T) {
 	if got["ibfabric_scrape_mads_failed"][""] != 0 {
 		t.Errorf("%v reads failed", got["ibfabric_scrape_mads_failed"][""])
 	}
-	t.Log(fmt.Sprintf("%d ports compared", len(ports)))
+	t.Logf("%d ports compared", len(ports))
 }
