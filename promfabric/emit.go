@@ -43,7 +43,7 @@ func emit(s sink, sc *scrape) {
 		bit, col := uint32(1)<<k, sc.cols[k]
 		for i := range t.flat {
 			if sc.has[i]&bit != 0 {
-				s.value(&t.flat[i].label, col[i])
+				s.value(&t.flat[i], col[i])
 			}
 		}
 	}
@@ -51,20 +51,20 @@ func emit(s sink, sc *scrape) {
 	if t != nil && sc.has != nil {
 		for i := range t.flat {
 			if sc.has[i] != 0 {
-				s.value(&t.flat[i].label, uint64(sc.saturated[i]))
+				s.value(&t.flat[i], uint64(sc.saturated[i]))
 			}
 		}
 	}
 	// The link as the topology has it, for every port of a node that the
 	// last discovery reached, whether the node answered this scrape or not.
-	for k, g := range stateFamilies {
+	for _, g := range stateFamilies {
 		s.begin(g.f)
 		if t == nil {
 			continue
 		}
 		for i := range t.flat {
 			if p := &t.flat[i]; p.state {
-				s.float(&p.label, p.gauges[k])
+				s.float(p, g.value(p))
 			}
 		}
 	}
@@ -72,26 +72,26 @@ func emit(s sink, sc *scrape) {
 	if t != nil {
 		for i := range t.flat {
 			if p := &t.flat[i]; p.num > 0 {
-				s.value(&p.info, 1)
+				s.value((*portInfo)(p), 1)
 			}
 		}
 	}
 	s.begin(famNodeInfo)
 	if t != nil {
 		for _, nv := range t.nodes {
-			s.value(&nv.info, 1)
+			s.value((*nodeInfo)(nv), 1)
 		}
 	}
 	s.begin(famUp)
 	if t != nil {
 		for i, nv := range t.nodes {
-			s.value(&nv.label, b2u(sc.up[i]))
+			s.value(nv, b2u(sc.up[i]))
 		}
 	}
 	s.begin(famNodeErrors)
 	if t != nil && sc.read {
 		for i, nv := range t.nodes[:t.read] {
-			s.value(&nv.label, uint64(sc.nodeErrors[i]))
+			s.value(nv, uint64(sc.nodeErrors[i]))
 		}
 	}
 

@@ -525,7 +525,7 @@ func (e *Exporter) take(sc *scrape, j *judgement, i int, r *perf.NodeResult) {
 		e.caps[nv.guid] = r.Caps
 	}
 	for _, pv := range nv.ports {
-		pr := portResult(r, pv.num)
+		pr := portResult(r, int(pv.num))
 		if pr == nil {
 			continue
 		}

@@ -83,10 +83,9 @@ func TestValuesEqualCPerfquery(t *testing.T) {
 			if pv.num == 0 || !pv.state || pv.portState != 4 {
 				continue // ibsim's PMA reads no port 0 of a CA, nor ports without a link
 			}
-			lid, _ := strconv.Atoi(nv.info.values[4])
-			id := portID{lid, pv.num}
+			id := portID{int(pv.lid), int(pv.num)}
 			ports = append(ports, id)
-			keys[id] = portKey(nv.guid, pv.num)
+			keys[id] = portKey(nv.guid, int(pv.num))
 		}
 	}
 	if len(ports) < 10 {

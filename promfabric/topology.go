@@ -36,12 +36,14 @@ type topology struct {
 
 // nodeView is one node as exported.
 type nodeView struct {
-	node  *subnet.Node // nil for a lost node
-	guid  iba.GUID
-	typ   iba.NodeType
-	label series      // {guid="..."}
-	info  series      // node_info's labels
-	ports []*portView // into the topology's flat
+	node       *subnet.Node // nil for a lost node
+	guid       iba.GUID
+	typ        iba.NodeType
+	id         *nodeID
+	info       string   // node_info's label text
+	infoValues []string // and its values
+	// ports point into the topology's flat.
+	ports []*portView
 	// lost: the last discovery did not reach the node; seen is when one
 	// last did.
 	lost bool
@@ -50,22 +52,40 @@ type nodeView struct {
 	up bool
 }
 
-// portView is one port as exported.
+// nodeID is what a node's series, and the port_info series of the ports
+// cabled to it, say of it: label text escaped once, shared by every port
+// (a port's own label text is made as it is written, from these).
+type nodeID struct {
+	guid  string // 0x...
+	label string // {guid="0x..."}
+	// portPrefix is {guid="0x...",port=" of its ports' labels.
+	portPrefix string
+	// names is name="...",description="..." of its port_info series;
+	// remote is remote_guid="...",remote_name="..." of those of the
+	// ports cabled to it.
+	names, remote string
+	name, desc    string
+}
+
+// portView is one port as exported: its PortInfo as the discovery read
+// it, its far end, and what the last scrape read of it.
 type portView struct {
-	num   int
-	node  int32  // index of its node in the topology
-	idx   int32  // its index in the topology's flat
-	label series // {guid="...",port="N"}
-	info  series // port_info's labels
+	nv   *nodeView
+	num  int32
+	idx  int32 // its index in the topology's flat
+	guid iba.GUID
+	lid  uint16
+	// remote is the node at the other end of the link (nil when none is
+	// known) and rport its port there.
+	remote *nodeID
+	rport  int32
 	// state: the PortInfo values below are known (not for a lost node).
 	state                     bool
 	portState, physState      uint8
-	widthActive, widthEnabled int
-	widthSupported            int
+	widthActive, widthEnabled uint8
+	widthSupported            uint8
 	speedActive, speedEnabled iba.Speed
 	speedSupported            iba.Speed
-	// gauges are the state families' values, by stateFamilies.
-	gauges [numStateFamilies]float64
 	// What the last scrape read of the port, to tell a link that went
 	// down (LinkDownedCounter moved) or came up (packets on a port the
 	// topology has down).
@@ -74,11 +94,11 @@ type portView struct {
 	packets    uint64
 }
 
-// series is the labels of one series: the text the exposition writes
-// ({name="value",...}, escaped) and the values in the family's order.
+// series is the labels of a series that is not a port's or a node's:
+// its text ({name="value",...}, escaped) and values in the family's order.
 type series struct {
-	text   string
-	values []string
+	text string
+	vals []string
 }
 
 func makeSeries(names, values []string) series {
@@ -94,7 +114,14 @@ func makeSeries(names, values []string) series {
 		b.WriteByte('"')
 	}
 	b.WriteByte('}')
-	return series{text: b.String(), values: values}
+	return series{text: b.String(), vals: values}
+}
+
+// escape is a label value as the text format wants it.
+func escape(s string) string {
+	var b strings.Builder
+	writeEscaped(&b, s)
+	return b.String()
 }
 
 // writeEscaped writes a label value as the text format wants it:
@@ -180,7 +207,7 @@ func buildTopology(s *subnet.Subnet, names *namemap.Map, want func(*subnet.Node)
 			lost.ports = make([]*portView, len(o.ports))
 			for i, p := range o.ports {
 				lp := *p
-				lp.state, lp.read = false, false
+				lp.nv, lp.state, lp.read = &lost, false, false
 				lost.ports[i] = &lp
 			}
 			t.nodes = append(t.nodes, &lost)
@@ -192,19 +219,30 @@ func buildTopology(s *subnet.Subnet, names *namemap.Map, want func(*subnet.Node)
 		n += len(nv.ports)
 	}
 	t.flat = make([]portView, 0, n)
-	for i, nv := range t.nodes {
+	for _, nv := range t.nodes {
 		for j, pv := range nv.ports {
-			pv.node, pv.idx = int32(i), int32(len(t.flat))
-			if pv.state {
-				for k, f := range stateFamilies {
-					pv.gauges[k] = f.value(pv)
-				}
-			}
+			pv.idx = int32(len(t.flat))
 			if pv.num > 0 {
 				t.ports++
 			}
 			t.flat = append(t.flat, *pv)
 			nv.ports[j] = &t.flat[len(t.flat)-1]
+		}
+	}
+	// The far ends, now that every node has its ID.
+	ids := make(map[*subnet.Node]*nodeID, len(t.nodes))
+	for _, nv := range t.nodes[:t.read] {
+		ids[nv.node] = nv.id
+	}
+	for _, nv := range t.nodes[:t.read] {
+		for _, pv := range nv.ports {
+			if p := nv.node.Port(int(pv.num)); p != nil && p.Remote != nil {
+				pv.remote, pv.rport = ids[p.Remote.Node], int32(p.Remote.Num)
+				if pv.remote == nil {
+					// A node the exporter does not read (Want).
+					pv.remote = newNodeID(p.Remote.Node, names)
+				}
+			}
 		}
 	}
 	for _, n := range s.Nodes() {
@@ -219,7 +257,7 @@ func buildTopology(s *subnet.Subnet, names *namemap.Map, want func(*subnet.Node)
 
 // carry keeps what the last scrape read of each port.
 func carry(nv, o *nodeView) {
-	byNum := map[int]*portView{}
+	byNum := map[int32]*portView{}
 	for _, p := range o.ports {
 		byNum[p.num] = p
 	}
@@ -230,14 +268,23 @@ func carry(nv, o *nodeView) {
 	}
 }
 
-func newNodeView(n *subnet.Node, names *namemap.Map, now time.Time) *nodeView {
+// newNodeID makes the label text of a node.
+func newNodeID(n *subnet.Node, names *namemap.Map) *nodeID {
 	guid := n.GUID.String()
-	name, desc := nodeName(names, n), n.Description()
+	id := &nodeID{guid: guid, name: nodeName(names, n), desc: n.Description()}
+	id.label = `{guid="` + guid + `"}`
+	id.portPrefix = `{guid="` + guid + `",port="`
+	id.names = `name="` + escape(id.name) + `",description="` + escape(id.desc) + `"`
+	id.remote = `remote_guid="` + guid + `",remote_name="` + escape(id.name) + `"`
+	return id
+}
+
+func newNodeView(n *subnet.Node, names *namemap.Map, now time.Time) *nodeView {
 	ni := n.NodeInfo()
-	nv := &nodeView{node: n, guid: n.GUID, typ: n.Type, seen: now}
-	nv.label = makeSeries(nodeLabels, []string{guid})
-	nv.info = makeSeries(nodeInfoLabels, []string{guid, typeName(n.Type), name, desc, strconv.Itoa(int(nodeLID(n))),
+	nv := &nodeView{node: n, guid: n.GUID, typ: n.Type, seen: now, id: newNodeID(n, names)}
+	info := makeSeries(nodeInfoLabels, []string{nv.id.guid, typeName(n.Type), nv.id.name, nv.id.desc, strconv.Itoa(int(nodeLID(n))),
 		ni.SystemImageGUID.String(), "0x" + strconv.FormatUint(uint64(ni.VendorID), 16), "0x" + strconv.FormatUint(uint64(ni.DeviceID), 16)})
+	nv.info, nv.infoValues = info.text, info.vals
 	// A switch's CapabilityMask is its port 0's (IBA 14.2.5.6).
 	var capInfo *iba.PortInfo
 	if n.Type == iba.NodeTypeSwitch {
@@ -250,18 +297,10 @@ func newNodeView(n *subnet.Node, names *namemap.Map, now time.Time) *nodeView {
 		if p == nil {
 			continue
 		}
-		pv := &portView{num: num}
-		port := strconv.Itoa(num)
-		pv.label = makeSeries(portLabels, []string{guid, port})
-		lid := p.BaseLID
+		pv := &portView{nv: nv, num: int32(num), guid: p.GUID, lid: p.BaseLID}
 		if n.Type == iba.NodeTypeSwitch {
-			lid = n.SMALID
+			pv.lid = n.SMALID
 		}
-		var rguid, rport, rname string
-		if r := p.Remote; r != nil {
-			rguid, rport, rname = r.Node.GUID.String(), strconv.Itoa(r.Num), nodeName(names, r.Node)
-		}
-		pv.info = makeSeries(portInfoLabels, []string{guid, port, name, desc, p.GUID.String(), strconv.Itoa(int(lid)), rguid, rport, rname})
 		if num > 0 && p.HasInfo {
 			portState(pv, p, capInfo)
 		}
@@ -280,9 +319,9 @@ func portState(pv *portView, p *subnet.Port, capInfo *iba.PortInfo) {
 	}
 	pv.state = true
 	pv.portState, pv.physState = uint8(pi.PortState), uint8(pi.PortPhysicalState)
-	pv.widthActive = iba.LinkWidthLanes(pi.LinkWidthActive)
-	pv.widthEnabled = iba.WidestLanes(pi.LinkWidthEnabled)
-	pv.widthSupported = iba.WidestLanes(pi.LinkWidthSupported)
+	pv.widthActive = uint8(iba.LinkWidthLanes(pi.LinkWidthActive))
+	pv.widthEnabled = uint8(iba.WidestLanes(pi.LinkWidthEnabled))
+	pv.widthSupported = uint8(iba.WidestLanes(pi.LinkWidthSupported))
 	var mx iba.MlnxExtPortInfo
 	if p.HasExtInfo {
 		_ = mx.Unmarshal(p.ExtInfo[:])

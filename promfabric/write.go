@@ -11,8 +11,72 @@ import (
 // sink takes the series of a scrape, family by family.
 type sink interface {
 	begin(f *family)
-	value(s *series, v uint64)
-	float(s *series, v float64)
+	value(l labels, v uint64)
+	float(l labels, v float64)
+}
+
+// labels are the labels of one series, as text for the exposition and as
+// values for a registry.
+type labels interface {
+	appendText(b []byte) []byte
+	values() []string
+}
+
+func (s *series) appendText(b []byte) []byte { return append(b, s.text...) }
+func (s *series) values() []string           { return s.vals }
+
+// portLabels are a port's {guid, port}.
+func (pv *portView) appendText(b []byte) []byte {
+	b = append(b, pv.nv.id.portPrefix...)
+	b = strconv.AppendInt(b, int64(pv.num), 10)
+	return append(b, `"}`...)
+}
+
+func (pv *portView) values() []string {
+	return []string{pv.nv.id.guid, strconv.Itoa(int(pv.num))}
+}
+
+// portInfo is a port as port_info's labels.
+type portInfo portView
+
+func (pi *portInfo) appendText(b []byte) []byte {
+	pv := (*portView)(pi)
+	b = pv.appendText(b)
+	b = append(b[:len(b)-1], ',')
+	b = append(b, pv.nv.id.names...)
+	b = append(b, `,port_guid="`...)
+	b = pv.guid.AppendHex(b)
+	b = append(b, `",lid="`...)
+	b = strconv.AppendUint(b, uint64(pv.lid), 10)
+	b = append(b, `",`...)
+	if pv.remote != nil {
+		b = append(b, pv.remote.remote...)
+		b = append(b, `,remote_port="`...)
+		b = strconv.AppendInt(b, int64(pv.rport), 10)
+		return append(b, `"}`...)
+	}
+	return append(b, `remote_guid="",remote_name="",remote_port=""}`...)
+}
+
+func (pi *portInfo) values() []string {
+	pv := (*portView)(pi)
+	v := []string{pv.nv.id.guid, strconv.Itoa(int(pv.num)), pv.nv.id.name, pv.nv.id.desc, pv.guid.String(), strconv.Itoa(int(pv.lid)), "", "", ""}
+	if r := pv.remote; r != nil {
+		v[6], v[7], v[8] = r.guid, strconv.Itoa(int(pv.rport)), r.name
+	}
+	return v
+}
+
+// nodeView's labels are its {guid}.
+func (nv *nodeView) appendText(b []byte) []byte { return append(b, nv.id.label...) }
+func (nv *nodeView) values() []string           { return []string{nv.id.guid} }
+
+// nodeInfo is a node as node_info's labels.
+type nodeInfo nodeView
+
+func (ni *nodeInfo) appendText(b []byte) []byte { return append(b, ni.info...) }
+func (ni *nodeInfo) values() []string {
+	return ni.infoValues
 }
 
 // textSink writes the text exposition format (version 0.0.4).
@@ -37,23 +101,23 @@ func (t *textSink) begin(f *family) {
 }
 
 // start begins a sample's line in the writer's free buffer.
-func (t *textSink) start(s *series) []byte {
+func (t *textSink) start(l labels) []byte {
 	if t.w.Available() < 512 {
 		_ = t.w.Flush()
 	}
 	b := t.w.AvailableBuffer()
 	b = append(b, t.name...)
-	b = append(b, s.text...)
+	b = l.appendText(b)
 	return append(b, ' ')
 }
 
-func (t *textSink) value(s *series, v uint64) {
-	b := strconv.AppendUint(t.start(s), v, 10)
+func (t *textSink) value(l labels, v uint64) {
+	b := strconv.AppendUint(t.start(l), v, 10)
 	_, _ = t.w.Write(append(b, '\n'))
 }
 
-func (t *textSink) float(s *series, v float64) {
-	b := t.start(s)
+func (t *textSink) float(l labels, v float64) {
+	b := t.start(l)
 	switch {
 	case math.IsInf(v, 1):
 		b = append(b, "+Inf"...)
@@ -93,8 +157,8 @@ func (m *metricSink) begin(f *family) {
 	}
 }
 
-func (m *metricSink) value(s *series, v uint64) { m.float(s, float64(v)) }
+func (m *metricSink) value(l labels, v uint64) { m.float(l, float64(v)) }
 
-func (m *metricSink) float(s *series, v float64) {
-	m.ch <- prometheus.MustNewConstMetric(m.desc, m.typ, v, s.values...)
+func (m *metricSink) float(l labels, v float64) {
+	m.ch <- prometheus.MustNewConstMetric(m.desc, m.typ, v, l.values()...)
 }
