@@ -1,7 +1,6 @@
 package perf
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -144,6 +143,7 @@ type NodeResult struct {
 	Resets []Reset
 
 	snap    snapshot
+	target  mad.Target // the PMA at LID, made at launch for all its reads
 	mu      sync.Mutex
 	silent  atomic.Bool // a read had no reply (GiveUpSilent)
 	pending atomic.Int32
@@ -557,6 +557,8 @@ func (n *NodeResult) fail(e *PortError) {
 // launch queues a node's first read; the rest follow from its answers.
 // With its capabilities known, the first reads are its counters.
 func (w *sweep) launch(n *NodeResult) {
+	// Launched once the SLs are in (PathSLs), which the target carries.
+	n.target = w.target(n.LID)
 	if w.o.Capabilities != nil {
 		if caps, ok := w.o.Capabilities(n.Node); ok {
 			n.Caps = caps
@@ -686,18 +688,39 @@ func (w *sweep) request(n *NodeResult, lid uint16, port int, attr iba.Attribute)
 		return mad.Request{}, ErrGaveUp
 	}
 	d := attr.Desc()
-	var buf [256]byte
-	b := buf[:d.Size]
+	sel := 0
 	if _, cpi := attr.(*iba.ClassPortInfo); !cpi {
 		if port < 0 || port > AllPorts {
 			return mad.Request{}, fmt.Errorf("port %d: PortSelect is 0 to 255", port)
 		}
-		b[1] = byte(port)
+		sel = port
+	}
+	if d.Size > len(getData[sel]) {
+		return mad.Request{}, fmt.Errorf("%s: %d bytes, more than a PerfMgt MAD's data", d.Name, d.Size)
+	}
+	t := n.target
+	if lid != n.LID || t == nil {
+		t = w.target(lid)
 	}
 	w.reads.Add(1)
-	return mad.Request{Target: w.target(lid), Class: iba.ClassPerfMgt, Method: iba.MethodGet, AttrID: d.AttrID,
-		Data: bytes.Clone(b), Unchecked: true}, nil
+	return mad.Request{Target: t, Class: iba.ClassPerfMgt, Method: iba.MethodGet, AttrID: d.AttrID,
+		Data: getData[sel][:d.Size], Unchecked: true}, nil
 }
+
+// getData holds the data of every PerformanceGet a sweep sends, by
+// PortSelect: zero but for the PortSelect byte (the client copies it into
+// the MAD, so one table serves every request).
+var getData = func() (t [AllPorts + 1][]byte) {
+	for p := range t {
+		t[p] = make([]byte, mad.Size-perfDataOff)
+		t[p][1] = byte(p)
+	}
+	return t
+}()
+
+// perfDataOff is where a PerfMgt MAD's data begins (IBA 16.1.1: after the
+// common header and 40 reserved bytes).
+const perfDataOff = 64
 
 // replied decodes a read's reply into attr and counts its MADs: the
 // reply's tries, or the timeout's.
