@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -46,6 +47,14 @@ import (
 const DefaultListen = ":10470"
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		// A daemon that holds the topology (about 3 KB a node) and makes
+		// a few hundred bytes of garbage a port each scrape: collect at
+		// half the live heap's growth rather than all of it, for a lower
+		// peak (on a 46,600-node fabric about 100 MB less) at a little
+		// more CPU.
+		debug.SetGCPercent(50)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil)
 	stop()

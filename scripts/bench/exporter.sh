@@ -17,7 +17,8 @@
 # (uncompressed), one exporter process that discovered the fabric first;
 # wall time per scrape, CPU the exporter spent on it, MADs it sent (its own
 # ibfabric_scrape_mads_sent), series and bytes served, and its peak RSS
-# over the whole run (VmHWM: discovery and every scrape). Shell-out: one
+# over the whole run (VmHWM: discovery and every scrape; and after the
+# discovery alone). Shell-out: one
 # run each (the 1-at-a-time one takes minutes), the MADs its perfquery
 # calls send (one ClassPortInfo and one PortCountersExtended per port).
 #
@@ -100,8 +101,9 @@ ours() {
 	ex=$!
 	pids+=($ex)
 	wait_for "$work/$name.ex.log" "topology discovered" 600 || { echo "bench: the exporter did not discover the fabric:" >&2; cat "$work/$name.ex.log" >&2; exit 1; }
-	local discover
+	local discover dhwm
 	discover=$(sed -n 's/.*msg="topology discovered".* took=\([^ ]*\).*/\1/p' "$work/$name.ex.log" | head -1)
+	dhwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$ex/status")
 	: >"$work/$name.walls"; : >"$work/$name.cpus"; : >"$work/$name.mads"
 	for ((i = 0; i < SCRAPES; i++)); do
 		c0=$(cpu_ticks "$ex")
@@ -117,9 +119,9 @@ ours() {
 	up=$(awk '/^ibfabric_node_up\{/ { s += $2 } END { print s }' "$work/$name.metrics")
 	unreachable=$(sed -n 's/^ibfabric_scrape_nodes_unreachable //p' "$work/$name.metrics")
 	hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$ex/status")
-	printf '%-44s %6d nodes  wall %6.3fs (%s)  CPU %5.2fs  %7d MADs  %8d series %4d MB  RSS %4d MB  up %d, unreachable %s, discovery %s\n' \
+	printf '%-44s %6d nodes  wall %6.3fs (%s)  CPU %5.2fs  %7d MADs  %8d series %4d MB  RSS %4d MB (%d MB after discovery)  up %d, unreachable %s, discovery %s\n' \
 		"$name" "$nodes" "$(median <"$work/$name.walls")" "$(range <"$work/$name.walls")" "$(median <"$work/$name.cpus")" \
-		"$(median <"$work/$name.mads")" "$lines" $((bytes >> 20)) $((hwm >> 10)) "$up" "$unreachable" "$discover"
+		"$(median <"$work/$name.mads")" "$lines" $((bytes >> 20)) $((hwm >> 10)) $((dhwm >> 10)) "$up" "$unreachable" "$discover"
 	kill "$ex"
 	for ((i = 0; i < 100; i++)); do kill -0 "$ex" 2>/dev/null || break; sleep 0.1; done
 	wait "$ex" 2>/dev/null || echo "bench: the exporter exited $? on SIGTERM" >&2
