@@ -108,6 +108,18 @@ func LinkWidthLanes(active uint8) int {
 	return 0
 }
 
+// WidestLanes gives the lane count of the widest width in a
+// LinkWidthSupported or LinkWidthEnabled mask, 0 when it has none.
+func WidestLanes(mask uint8) int {
+	n := 0
+	for _, w := range []uint8{LinkWidth1X, LinkWidth2X, LinkWidth4X, LinkWidth8X, LinkWidth12X} {
+		if mask&w != 0 {
+			n = LinkWidthLanes(w)
+		}
+	}
+	return n
+}
+
 // Link speed bits of PortInfo:LinkSpeedActive/Supported/Enabled (IBA
 // 14.2.5.6): the classic speeds.
 const (
@@ -232,6 +244,43 @@ func ActiveSpeed(pi *PortInfo, mlnxSpeedActive uint8) Speed {
 		return SpeedDDR
 	case LinkSpeedQDR:
 		return SpeedQDR
+	}
+	return 0
+}
+
+// FastestSpeed gives the fastest speed of a port's LinkSpeedSupported or
+// LinkSpeedEnabled mask together with the LinkSpeedExt and LinkSpeedExt2
+// masks of the same kind (IBA 14.2.5.6), 0 when they have none. The
+// extended masks count only where the port has extended speeds
+// (PortInfo:CapabilityMask IsExtendedSpeedsSupported; ext2 where
+// CapabilityMask2 IsExtendedSpeeds2Supported): pass 0 otherwise.
+// LinkSpeedExtEnabled 30 (extended speeds disabled) and the "set to
+// supported" values 31 and 15 give no speed of their own; mlnx is the
+// Mellanox extended port info's mask of the same kind (bit 0: FDR10).
+func FastestSpeed(classic, ext, ext2, mlnx uint8) Speed {
+	switch {
+	case ext2&LinkSpeedExt2XDR != 0 && ext2 != 0x7:
+		return SpeedXDR
+	case ext >= 0x1e:
+	case ext&LinkSpeedExtNDR != 0:
+		return SpeedNDR
+	case ext&LinkSpeedExtHDR != 0:
+		return SpeedHDR
+	case ext&LinkSpeedExtEDR != 0:
+		return SpeedEDR
+	case ext&LinkSpeedExtFDR != 0:
+		return SpeedFDR
+	}
+	switch {
+	case mlnx&0x1 != 0:
+		return SpeedFDR10
+	case classic == 0xf:
+	case classic&LinkSpeedQDR != 0:
+		return SpeedQDR
+	case classic&LinkSpeedDDR != 0:
+		return SpeedDDR
+	case classic&LinkSpeedSDR != 0:
+		return SpeedSDR
 	}
 	return 0
 }

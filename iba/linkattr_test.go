@@ -76,3 +76,28 @@ func TestActiveSpeed(t *testing.T) {
 		}
 	}
 }
+
+func TestWidestLanesAndFastestSpeed(t *testing.T) {
+	for mask, want := range map[uint8]int{0: 0, LinkWidth1X: 1, LinkWidth1X | LinkWidth4X: 4, LinkWidth1X | LinkWidth4X | LinkWidth12X: 12, LinkWidth2X | LinkWidth1X: 2, LinkWidth8X | LinkWidth4X: 8} {
+		if got := WidestLanes(mask); got != want {
+			t.Errorf("WidestLanes(%#x) = %d, want %d", mask, got, want)
+		}
+	}
+	for _, c := range []struct {
+		classic, ext, ext2, mlnx uint8
+		want                     Speed
+	}{
+		{0, 0, 0, 0, 0},
+		{LinkSpeedSDR, 0, 0, 0, SpeedSDR},
+		{LinkSpeedSDR | LinkSpeedDDR | LinkSpeedQDR, 0, 0, 0, SpeedQDR},
+		{LinkSpeedSDR | LinkSpeedQDR, 0, 0, 1, SpeedFDR10},
+		{LinkSpeedSDR | LinkSpeedQDR, LinkSpeedExtFDR | LinkSpeedExtEDR, 0, 0, SpeedEDR},
+		{LinkSpeedQDR, 0x1e, 0, 0, SpeedQDR}, // extended speeds disabled
+		{LinkSpeedQDR, LinkSpeedExtHDR | LinkSpeedExtNDR, LinkSpeedExt2XDR, 0, SpeedXDR},
+		{0xf, 0, 0, 0, 0}, // "set to supported" is no speed
+	} {
+		if got := FastestSpeed(c.classic, c.ext, c.ext2, c.mlnx); got != c.want {
+			t.Errorf("FastestSpeed(%#x, %#x, %#x, %#x) = %v, want %v", c.classic, c.ext, c.ext2, c.mlnx, got, c.want)
+		}
+	}
+}

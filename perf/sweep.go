@@ -3,6 +3,7 @@ package perf
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -60,6 +61,18 @@ type SweepOptions struct {
 	// that node only; a scan from a LID (Discover.StartLID) asks nothing.
 	PathSLs bool
 
+	// Capabilities, when set, gives the PMA capabilities of a node where
+	// they are known (NodeResult.Caps of an earlier sweep of the same
+	// subnet): that node's ClassPortInfo is not read again, and its
+	// counter reads start at once. A sweep that reads the same nodes over
+	// and over (an exporter's scrapes) saves one MAD per node this way.
+	Capabilities func(n *subnet.Node) (Capabilities, bool)
+	// GiveUpSilent: once a read of a node has had no reply to any of its
+	// tries (mad.ErrTimeout), that node's reads not yet sent fail at once
+	// with ErrGaveUp instead of each waiting out its own tries, so that a
+	// dead switch costs about one MAD timeout rather than one per port.
+	GiveUpSilent bool
+
 	// MaxInFlight bounds the reads outstanding at once (default 256), and
 	// PerNode those to one node (default 4): a switch's management
 	// processor is never flooded.
@@ -94,7 +107,17 @@ type SweepResult struct {
 	SLError error
 	// Failures counts the reads and resets that failed on all nodes.
 	Failures int
+	// Reads counts the counter and ClassPortInfo reads sent (each one
+	// PerformanceGet RPC), Sent the MADs they took, retries included (as
+	// the replies and timeouts tell them), and Timeouts the reads that had
+	// no reply to any try. Reads given up (GiveUpSilent) are not sent and
+	// counted in none of them, only in Failures.
+	Reads, Sent, Timeouts int
 }
+
+// ErrGaveUp is the error of a read that was not sent because an earlier
+// read of the same node had no reply (SweepOptions.GiveUpSilent).
+var ErrGaveUp = errors.New("not read: the node did not answer an earlier read")
 
 // NodeResult is what was read from one node's PMA.
 type NodeResult struct {
@@ -120,7 +143,9 @@ type NodeResult struct {
 	Resets []Reset
 
 	snap    snapshot
+	target  mad.Target // the PMA at LID, made at launch for all its reads
 	mu      sync.Mutex
+	silent  atomic.Bool // a read had no reply (GiveUpSilent)
 	pending atomic.Int32
 	done    atomic.Bool // its reads (and clears) are over
 	final   atomic.Bool // the sweep keeps it: the discovery is over
@@ -216,6 +241,8 @@ type sweep struct {
 	emitMu sync.Mutex
 	done   atomic.Int64
 	total  atomic.Int64
+
+	reads, sent, timeouts atomic.Int64
 }
 
 // Sweep reads the counters of every port of the subnet (discovered, or
@@ -300,6 +327,7 @@ func Sweep(ctx context.Context, f *fabric.Fabric, o SweepOptions) (*SweepResult,
 	for _, n := range res.Nodes {
 		res.Failures += len(n.Errors)
 	}
+	res.Reads, res.Sent, res.Timeouts = int(w.reads.Load()), int(w.sent.Load()), int(w.timeouts.Load())
 	return res, nil
 }
 
@@ -527,10 +555,25 @@ func (n *NodeResult) fail(e *PortError) {
 }
 
 // launch queues a node's first read; the rest follow from its answers.
+// With its capabilities known, the first reads are its counters.
 func (w *sweep) launch(n *NodeResult) {
+	// Launched once the SLs are in (PathSLs), which the target carries.
+	n.target = w.target(n.LID)
+	if w.o.Capabilities != nil {
+		if caps, ok := w.o.Capabilities(n.Node); ok {
+			n.Caps = caps
+			// The node's pending count holds it open until every read
+			// queued here is: a placeholder job does that.
+			n.pending.Add(1)
+			w.total.Add(1)
+			w.readPorts(n)
+			w.jobDone(n)
+			return
+		}
+	}
 	w.submitAsync(n, "ClassPortInfo", func(ctx context.Context, finish func()) {
 		cpi := &iba.ClassPortInfo{}
-		w.mc.StartPerformanceGet(ctx, w.target(n.LID), cpi, 0, func(err error) {
+		w.startGet(ctx, n, n.LID, 0, cpi, func(err error) {
 			w.capabilities(n, cpi, err)
 			finish()
 		})
@@ -554,6 +597,11 @@ func (w *sweep) capabilities(n *NodeResult, cpi *iba.ClassPortInfo, err error) {
 	} else {
 		n.Caps = Capabilities{CapMask: cpi.CapabilityMask, CapMask2: cpi.CapabilityMask2}
 	}
+	w.readPorts(n)
+}
+
+// readPorts queues the counter reads of a node whose capabilities are in.
+func (w *sweep) readPorts(n *NodeResult) {
 	if w.o.AllPortsFirst && n.Caps.AllPortSelect() && !w.o.DataOnly {
 		w.readErrorsJob(n, "PortCounters ALL", AllPorts, n.LID, func(pr *PortResult) {
 			n.All = pr
@@ -569,16 +617,17 @@ func (w *sweep) capabilities(n *NodeResult, cpi *iba.ClassPortInfo, err error) {
 }
 
 // readErrorsJob queues the reading of one port (or AllPorts) and then
-// then(its result). When the reading is one PortCounters and nothing
-// follows it (no PortCountersExtended, details or clear), the job holds no
-// goroutine while the MAD is out and then runs on the MAD client's reader;
-// otherwise it runs on a goroutine of its own.
+// then(its result). Unless the reading clears counters or reads details,
+// the job holds no goroutine while its MADs are out: PortCounters, and
+// PortCountersExtended after it where wanted, are started one after the
+// other from the MAD client's reader. Otherwise it runs on a goroutine of
+// its own.
 func (w *sweep) readErrorsJob(n *NodeResult, name string, port int, lid uint16, then func(*PortResult)) {
-	if w.o.Details || w.o.Clear.Any() || w.wantExt(n) {
+	if w.o.Details || w.o.Clear.Any() {
 		w.submit(n, name, func(ctx context.Context) {
 			pr := &PortResult{Port: port, LID: lid}
 			pc := &iba.PortCounters{}
-			err := w.get(ctx, lid, port, pc)
+			err := w.get(ctx, n, lid, port, pc)
 			w.errorsRead(ctx, n, pr, pc, err)
 			then(pr)
 			if !n.Caps.AllPortSelect() && port != AllPorts {
@@ -590,27 +639,119 @@ func (w *sweep) readErrorsJob(n *NodeResult, name string, port int, lid uint16, 
 	w.submitAsync(n, name, func(ctx context.Context, finish func()) {
 		pr := &PortResult{Port: port, LID: lid}
 		pc := &iba.PortCounters{}
-		if err := selectPort(pc, port); err != nil {
-			w.errorsRead(ctx, n, pr, pc, err)
-			then(pr)
-			finish()
-			return
-		}
-		w.mc.StartPerformanceGet(ctx, w.target(lid), pc, 0, func(err error) {
-			w.errorsRead(ctx, n, pr, pc, err)
-			then(pr)
-			finish()
+		w.startGet(ctx, n, lid, port, pc, func(err error) {
+			if !w.countersIn(n, pr, pc, err) || !w.wantExt(n) {
+				w.judge(pr)
+				then(pr)
+				finish()
+				return
+			}
+			pce := &iba.PortCountersExtended{}
+			w.startGet(ctx, n, lid, port, pce, func(err error) {
+				w.extendedIn(n, pr, pce, err)
+				w.judge(pr)
+				then(pr)
+				finish()
+			})
 		})
 	})
 }
 
-func (w *sweep) get(ctx context.Context, lid uint16, port int, attr iba.Attribute) error {
-	if err := selectPort(attr, port); err != nil {
-		return err
+// startGet starts the read of attr of one port (ClassPortInfo: port 0,
+// which it ignores) at lid; done gets the outcome on the MAD client's
+// reader. The read is counted, or given up at once when the node has
+// been silent (GiveUpSilent).
+func (w *sweep) startGet(ctx context.Context, n *NodeResult, lid uint16, port int, attr iba.Attribute, done func(error)) {
+	req, err := w.request(n, lid, port, attr)
+	if err != nil {
+		done(err)
+		return
 	}
-	return w.mc.PerformanceGet(ctx, w.target(lid), attr, 0)
+	w.mc.Start(ctx, req, func(rep *mad.Reply, err error) {
+		done(w.replied(n, attr, rep, err))
+	})
 }
 
+// get is startGet waiting for the outcome.
+func (w *sweep) get(ctx context.Context, n *NodeResult, lid uint16, port int, attr iba.Attribute) error {
+	req, err := w.request(n, lid, port, attr)
+	if err != nil {
+		return err
+	}
+	rep, err := w.mc.Do(ctx, req)
+	return w.replied(n, attr, rep, err)
+}
+
+// request is the PerformanceGet of attr for one port.
+func (w *sweep) request(n *NodeResult, lid uint16, port int, attr iba.Attribute) (mad.Request, error) {
+	if w.o.GiveUpSilent && n.silent.Load() {
+		return mad.Request{}, ErrGaveUp
+	}
+	d := attr.Desc()
+	sel := 0
+	if _, cpi := attr.(*iba.ClassPortInfo); !cpi {
+		if port < 0 || port > AllPorts {
+			return mad.Request{}, fmt.Errorf("port %d: PortSelect is 0 to 255", port)
+		}
+		sel = port
+	}
+	if d.Size > len(getData[sel]) {
+		return mad.Request{}, fmt.Errorf("%s: %d bytes, more than a PerfMgt MAD's data", d.Name, d.Size)
+	}
+	t := n.target
+	if lid != n.LID || t == nil {
+		t = w.target(lid)
+	}
+	w.reads.Add(1)
+	return mad.Request{Target: t, Class: iba.ClassPerfMgt, Method: iba.MethodGet, AttrID: d.AttrID,
+		Data: getData[sel][:d.Size], Unchecked: true}, nil
+}
+
+// getData holds the data of every PerformanceGet a sweep sends, by
+// PortSelect: zero but for the PortSelect byte (the client copies it into
+// the MAD, so one table serves every request).
+var getData = func() (t [AllPorts + 1][]byte) {
+	for p := range t {
+		t[p] = make([]byte, mad.Size-perfDataOff)
+		t[p][1] = byte(p)
+	}
+	return t
+}()
+
+// perfDataOff is where a PerfMgt MAD's data begins (IBA 16.1.1: after the
+// common header and 40 reserved bytes).
+const perfDataOff = 64
+
+// replied decodes a read's reply into attr and counts its MADs: the
+// reply's tries, or the timeout's.
+func (w *sweep) replied(n *NodeResult, attr iba.Attribute, rep *mad.Reply, err error) error {
+	if err == nil {
+		w.sent.Add(int64(rep.Tries))
+		data := rep.Data()
+		if len(data) < attr.Desc().Size {
+			return fmt.Errorf("%s reply: %d bytes of data, want %d", attr.Desc().Name, len(data), attr.Desc().Size)
+		}
+		return attr.Unmarshal(data)
+	}
+	var te *mad.TimeoutError
+	switch {
+	case errors.As(err, &te):
+		w.sent.Add(int64(te.Tries))
+		w.timeouts.Add(1)
+		n.silent.Store(true)
+	case errors.Is(err, mad.ErrTimeout):
+		w.timeouts.Add(1)
+		n.silent.Store(true)
+	case rep != nil:
+		w.sent.Add(int64(rep.Tries))
+	default:
+		var se *mad.StatusError
+		if errors.As(err, &se) {
+			w.sent.Add(1) // a reply came, with an error status
+		}
+	}
+	return err
+}
 func (w *sweep) firstPort(n *NodeResult) int {
 	if n.snap.typ == iba.NodeTypeSwitch && n.snap.enhSP0 {
 		return 0
@@ -647,54 +788,85 @@ func (w *sweep) wantExt(n *NodeResult) bool {
 	return n.Caps.Extended() && (n.Caps.CapMask2&iba.PMCap2AdditionalPortCountersExtended != 0 || w.o.Data)
 }
 
-// errorsRead is a port's reading once PortCounters is in (or failed with
-// err): it reads what else the port needs (PortCountersExtended, the
-// details) and judges it.
-func (w *sweep) errorsRead(ctx context.Context, n *NodeResult, pr *PortResult, pc *iba.PortCounters, err error) {
-	port, lid := pr.Port, pr.LID
+// countersIn takes in a port's PortCounters (or the failure to read it);
+// false when it failed.
+func (w *sweep) countersIn(n *NodeResult, pr *PortResult, pc *iba.PortCounters, err error) bool {
 	if err != nil {
-		n.fail(&PortError{LID: lid, Port: port, Attribute: "PortCounters", Op: OpRead, Err: err})
-		return
+		n.fail(&PortError{LID: pr.LID, Port: pr.Port, Attribute: "PortCounters", Op: OpRead, Err: err})
+		return false
 	}
 	pr.PortCounters = pc
-	if w.wantExt(n) {
-		pce := &iba.PortCountersExtended{}
-		if err := w.get(ctx, lid, port, pce); err != nil {
-			n.fail(&PortError{LID: lid, Port: port, Attribute: "PortCountersExtended", Op: OpRead, Err: err})
-			return
-		}
-		pr.PortCountersExtended = pce
-	}
 	pr.OK = true
+	port := pr.Port
 	pr.Counters = FromPortCounters(pc, n.Caps)
 	pr.Port = port
-	if pr.PortCountersExtended != nil {
-		pr.AddExtended(pr.PortCountersExtended, n.Caps)
-	}
 	pr.Time = time.Now()
-	if w.o.Exceeds == nil {
+	return true
+}
+
+// extendedIn takes in a port's PortCountersExtended, read after its
+// PortCounters: a port whose PortCountersExtended failed is not OK.
+func (w *sweep) extendedIn(n *NodeResult, pr *PortResult, pce *iba.PortCountersExtended, err error) bool {
+	if err != nil {
+		n.fail(&PortError{LID: pr.LID, Port: pr.Port, Attribute: "PortCountersExtended", Op: OpRead, Err: err})
+		pr.OK = false
+		return false
+	}
+	pr.PortCountersExtended = pce
+	port := pr.Port
+	pr.AddExtended(pce, n.Caps)
+	pr.Port = port
+	pr.Time = time.Now()
+	return true
+}
+
+// judge marks a port whose reading Exceeds finds an error counter in
+// error.
+func (w *sweep) judge(pr *PortResult) {
+	if !pr.OK || w.o.Exceeds == nil {
 		return
 	}
 	for _, k := range ErrorCounters {
-		v, _ := pr.Get(k)
-		if !w.o.Exceeds(k, v) {
-			continue
+		if v, _ := pr.Get(k); w.o.Exceeds(k, v) {
+			pr.HasErrors = true
+			return
 		}
-		pr.HasErrors = true
-		if !w.o.Details {
+	}
+}
+
+// errorsRead is a port's reading once PortCounters is in (or failed with
+// err), on a goroutine of its own: it reads what else the port needs
+// (PortCountersExtended, the details) and judges it.
+func (w *sweep) errorsRead(ctx context.Context, n *NodeResult, pr *PortResult, pc *iba.PortCounters, err error) {
+	if !w.countersIn(n, pr, pc, err) {
+		return
+	}
+	port, lid := pr.Port, pr.LID
+	if w.wantExt(n) {
+		pce := &iba.PortCountersExtended{}
+		if !w.extendedIn(n, pr, pce, w.get(ctx, n, lid, port, pce)) {
+			return
+		}
+	}
+	w.judge(pr)
+	if !pr.HasErrors || !w.o.Details {
+		return
+	}
+	for _, k := range ErrorCounters {
+		if v, _ := pr.Get(k); !w.o.Exceeds(k, v) {
 			continue
 		}
 		switch k {
 		case PortXmitDiscards:
 			d := &iba.PortXmitDiscardDetails{}
-			if err := w.get(ctx, lid, port, d); err != nil {
+			if err := w.get(ctx, n, lid, port, d); err != nil {
 				n.fail(&PortError{LID: lid, Port: port, Attribute: "PortXmitDiscardDetails", Op: OpRead, Err: err})
 			} else {
 				pr.XmitDiscardDetails = d
 			}
 		case PortRcvErrors:
 			d := &iba.PortRcvErrorDetails{}
-			if err := w.get(ctx, lid, port, d); err != nil {
+			if err := w.get(ctx, n, lid, port, d); err != nil {
 				n.fail(&PortError{LID: lid, Port: port, Attribute: "PortRcvErrorDetails", Op: OpRead, Err: err})
 			} else {
 				pr.RcvErrorDetails = d
@@ -708,7 +880,7 @@ func (w *sweep) readData(ctx context.Context, n *NodeResult, port int, lid uint1
 	pr := &PortResult{Port: port, LID: lid}
 	if n.Caps.Extended() {
 		pce := &iba.PortCountersExtended{}
-		if err := w.get(ctx, lid, port, pce); err != nil {
+		if err := w.get(ctx, n, lid, port, pce); err != nil {
 			n.fail(&PortError{LID: lid, Port: port, Attribute: "PortCountersExtended", Op: OpRead, Err: err})
 			return pr
 		}
@@ -716,7 +888,7 @@ func (w *sweep) readData(ctx context.Context, n *NodeResult, port int, lid uint1
 		pr.AddExtended(pce, n.Caps)
 	} else {
 		pc := &iba.PortCounters{}
-		if err := w.get(ctx, lid, port, pc); err != nil {
+		if err := w.get(ctx, n, lid, port, pc); err != nil {
 			n.fail(&PortError{LID: lid, Port: port, Attribute: "PortCounters", Op: OpRead, Err: err})
 			return pr
 		}

@@ -264,3 +264,116 @@ func TestReadAll(t *testing.T) {
 func lidTarget(lid uint16) mad.Target {
 	return mad.Route{Addr: mad.Addr{LID: lid, QPN: mad.QP1, QKey: mad.QP1QKey}}
 }
+
+// Known capabilities skip ClassPortInfo: the second sweep reads counters
+// only, the same values, and counts its reads and MADs.
+func TestSweepKnownCapabilities(t *testing.T) {
+	f := openSim(t, "sim:fattree:k=4,n=2")
+	ctx := context.Background()
+	first, err := Sweep(ctx, f, SweepOptions{Data: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := map[*subnet.Node]Capabilities{}
+	ports := 0
+	for _, n := range first.Nodes {
+		caps[n.Node] = n.Caps
+		for _, pr := range n.Ports {
+			if pr != nil {
+				ports++
+			}
+		}
+	}
+	// PortCounters and PortCountersExtended per port, ClassPortInfo per node.
+	if first.Reads != 2*ports+len(first.Nodes) || first.Sent != first.Reads || first.Timeouts != 0 {
+		t.Fatalf("first sweep: %d reads, %d sent, %d timeouts for %d nodes and %d ports", first.Reads, first.Sent, first.Timeouts, len(first.Nodes), ports)
+	}
+	if err := f.Sim.InjectErrors("hca3", 1, sim.PortErrors{SymbolErrors: 9}); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	second, err := Sweep(ctx, f, SweepOptions{Subnet: first.Subnet, Data: true, Capabilities: func(n *subnet.Node) (Capabilities, bool) {
+		asked++
+		c, ok := caps[n]
+		return c, ok
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked != len(first.Nodes) || second.Reads != 2*ports || second.Sent != second.Reads || second.Failures != 0 {
+		t.Fatalf("second sweep: asked %d, %d reads, %d sent, %d failures", asked, second.Reads, second.Sent, second.Failures)
+	}
+	found := false
+	for _, n := range second.Nodes {
+		if n.Caps != caps[n.Node] {
+			t.Errorf("%s: capabilities %+v, want %+v", n.Node.Description(), n.Caps, caps[n.Node])
+		}
+		for _, pr := range n.Ports {
+			if pr == nil {
+				continue
+			}
+			if !pr.OK || !pr.Is64(PortXmitData) {
+				t.Errorf("%s port %d: OK %v, 64-bit data %v", n.Node.Description(), pr.Port, pr.OK, pr.Is64(PortXmitData))
+			}
+			if n.Node.Description() == "hca3 HCA-1" {
+				found = pr.Values[SymbolErrorCounter] == 9
+			}
+		}
+	}
+	if !found {
+		t.Error("hca3's injected symbol errors not read")
+	}
+}
+
+// With GiveUpSilent a dead switch costs one timed-out read; its other
+// reads fail at once with ErrGaveUp, and the other nodes are read.
+func TestSweepGiveUpSilent(t *testing.T) {
+	f := openSim(t, "sim:leafspine:leaves=4,spines=2,hosts=2,uplinks=2", fabric.WithTimeout(50*time.Millisecond), fabric.WithRetries(1))
+	ctx := context.Background()
+	first, err := Sweep(ctx, f, SweepOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := map[*subnet.Node]Capabilities{}
+	var spine *subnet.Node
+	for _, n := range first.Nodes {
+		caps[n.Node] = n.Caps
+		if n.Type == iba.NodeTypeSwitch && n.Node.NumPorts == 4 && spine == nil {
+			spine = n.Node
+		}
+	}
+	if spine == nil {
+		t.Fatal("no 4-port spine")
+	}
+	if err := f.Sim.SetNodeDead(topoID(f, spine), true); err != nil {
+		t.Fatal(err)
+	}
+	known := func(n *subnet.Node) (Capabilities, bool) { c, ok := caps[n]; return c, ok }
+	res, err := Sweep(ctx, f, SweepOptions{Subnet: first.Subnet, Capabilities: known, GiveUpSilent: true, PerNode: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The nodes whose route crosses the dead spine time out too, once each.
+	timeouts := 1
+	for _, n := range res.Nodes {
+		if n.Node != spine {
+			if len(n.Errors) > 1 || len(n.Errors) == 1 && !errors.Is(n.Errors[0], mad.ErrTimeout) {
+				t.Errorf("%s: %v", n.Node.Description(), n.Errors)
+			}
+			timeouts += len(n.Errors)
+			continue
+		}
+		if len(n.Errors) != 4 || !errors.Is(n.Errors[0], mad.ErrTimeout) {
+			t.Fatalf("dead spine: %d errors, first %v", len(n.Errors), n.Errors)
+		}
+		for _, e := range n.Errors[1:] {
+			if !errors.Is(e, ErrGaveUp) {
+				t.Errorf("dead spine: %v, want ErrGaveUp", e)
+			}
+		}
+	}
+	// Two tries per timeout; the reads given up are neither read nor sent.
+	if res.Timeouts != timeouts || res.Sent != res.Reads+timeouts || res.Failures != timeouts+3 {
+		t.Errorf("%d timeouts (want %d), %d reads, %d sent, %d failures", res.Timeouts, timeouts, res.Reads, res.Sent, res.Failures)
+	}
+}

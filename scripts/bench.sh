@@ -28,6 +28,10 @@
 # A tool with no C peer installed (ibdiagnet: ibutils' is not packaged
 # with a working simulator path) is timed alone: its row prints ours and
 # the exit status. Add a row to ROWS for a new tool; nothing else changes.
+# Benchmarks that are not one command against its C twin are sibling
+# scripts in bench/, run after the rows when no row is named (or alone:
+# `bench.sh exporter` runs bench/exporter.sh): ibnetdiscover's rows and
+# the exporter's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -71,8 +75,19 @@ trap cleanup EXIT
 
 if [[ ${1:-} == -l ]]; then
 	for r in "${ROWS[@]}"; do read -r name _ <<<"$r"; echo "$name"; done
+	echo "ibnetdiscover [a|b|sweep]..."
+	echo "exporter [a|shell|b]..."
 	exit 0
 fi
+case ${1:-} in
+ibnetdiscover | exporter)
+	sib=$1
+	shift
+	trap - EXIT
+	rm -rf "$work"
+	exec bash "scripts/bench/$sib.sh" "$@"
+	;;
+esac
 
 PRE=$(ls /usr/lib/*/umad2sim/libumad2sim.so 2>/dev/null | head -1 || true)
 for need in ibsim opensm ibqueryerrors; do
@@ -231,3 +246,4 @@ for r in "${ROWS[@]}"; do
 	run_row "$name" "$server" "$topo" "$latency" "${args[@]}"
 done
 (( $# )) || bash scripts/bench/ibnetdiscover.sh # ibnetdiscover: rows (a), (b), (c) of its own, run when no row is named
+(( $# )) || bash scripts/bench/exporter.sh      # the exporter: rows (a), shell-out and (b) of its own

@@ -24,6 +24,11 @@ import (
 //	errors NODE PORT KIND=N...  add to error counters: symbol, recovery,
 //	                            downed, rcv, remote, relay, discards,
 //	                            constraint, integrity, overrun, vl15, wait
+//	traffic NODE PORT DEST BYTES [PACKETS]
+//	                            send data from a port to DEST (a node's
+//	                            first end port, or a LID) through the
+//	                            forwarding tables, moving every counter on
+//	                            the way (PACKETS defaults to one per 4 KiB)
 //	sweep                       run the built-in SM again
 //	status                      one line about the fabric (and the MADs
 //	                            the latency model delayed, with the sum
@@ -64,7 +69,7 @@ func (c *Console) Exec(ctx context.Context, line string) (string, error) {
 	switch w[0] {
 	case "help":
 		return "commands: link down|up NODE PORT; node dead|alive NODE; drop NODE PORT PERCENT; " +
-			"latency off|hop=D sma=D agent=D queue=N loss=P; errors NODE PORT KIND=N...; sweep; status", nil
+			"latency off|hop=D sma=D agent=D queue=N loss=P; errors NODE PORT KIND=N...; traffic NODE PORT DEST BYTES [PACKETS]; sweep; status", nil
 	case "link":
 		if len(w) != 4 || (w[1] != "down" && w[1] != "up") {
 			return "", usage("link down|up NODE PORT")
@@ -114,6 +119,29 @@ func (c *Console) Exec(ctx context.Context, line string) (string, error) {
 			return "", err
 		}
 		return "", c.F.InjectErrors(w[1], p, e)
+	case "traffic":
+		if len(w) != 5 && len(w) != 6 {
+			return "", usage("traffic NODE PORT DEST BYTES [PACKETS]")
+		}
+		p, err := port(w[2])
+		if err != nil {
+			return "", err
+		}
+		dlid, err := c.lid(w[3])
+		if err != nil {
+			return "", err
+		}
+		bytes, err := strconv.ParseUint(w[4], 10, 64)
+		if err != nil {
+			return "", usage("bytes %q is not a number", w[4])
+		}
+		packets := max(1, (bytes+4095)/4096)
+		if len(w) == 6 {
+			if packets, err = strconv.ParseUint(w[5], 10, 64); err != nil || packets == 0 {
+				return "", usage("packets %q is not a number above 0", w[5])
+			}
+		}
+		return "", c.F.Traffic(w[1], p, dlid, packets, bytes)
 	case "sweep":
 		if c.SM == nil {
 			return "", errors.New("sweep: the fabric has no built-in SM (--no-sm)")
@@ -130,6 +158,26 @@ func (c *Console) Exec(ctx context.Context, line string) (string, error) {
 			c.F.NodeCount(), c.F.SMState(), c.F.Sweeps(), l.Hop, l.SMA, l.Agent, l.QueueDepth, l.Loss, c.F.QueueDrops(), mads, delay.Seconds()), nil
 	}
 	return "", usage("unknown command %q (try help)", w[0])
+}
+
+// lid is DEST of traffic: a LID, or a node's end port's LID (a switch's
+// port 0, another node's port 1).
+func (c *Console) lid(dest string) (uint16, error) {
+	if n, err := strconv.ParseUint(dest, 0, 16); err == nil {
+		return uint16(n), nil
+	}
+	id, port, ok := c.F.FindNode(dest)
+	if !ok {
+		return 0, usage("no node %q", dest)
+	}
+	_, _, lid, _, err := c.F.PortState(id, port)
+	if err != nil {
+		return 0, err
+	}
+	if lid == 0 {
+		return 0, fmt.Errorf("traffic: %s has no LID (is the subnet up?)", dest)
+	}
+	return lid, nil
 }
 
 // Run executes every line of r (a faults file), stopping at the first

@@ -70,6 +70,7 @@ func TestConsole(t *testing.T) {
 		"", "# a comment", "help", "sweep", "latency hop=2 sma=1ms agent=5us queue=8 loss=0.5",
 		"node dead hca2", "node alive hca2", "drop hca3 1 10", "errors hca3 1 symbol=3 downed=1",
 		"link down hca4 1", "link up hca4 1", "latency off", "status",
+		"traffic hca1 1 hca2 4096", "traffic hca1 1 hca3 1000000 10",
 	} {
 		if _, err := c.Exec(ctx, ok); err != nil {
 			t.Fatalf("%q: %v", ok, err)
@@ -91,6 +92,7 @@ func TestConsole(t *testing.T) {
 		"latency loss=300", "latency loss=NaN", "latency loss=-1", "latency loss=Inf", "latency hop=NaN",
 		"latency hop=-5us", "latency sma=1e300", "latency agent=2h", "latency queue=-1",
 		"errors hca1 1 bogus=1", "errors hca1 1 symbol=x", "errors hca1",
+		"traffic hca1 1 nope 10", "traffic hca1 1 hca2 x", "traffic hca1 1 hca2 10 0", "traffic hca1", "traffic hca1 9 hca2 10",
 	} {
 		if _, err := c.Exec(ctx, bad); err == nil {
 			t.Fatalf("%q: no error", bad)
