@@ -145,8 +145,8 @@ func runIBTracert(e *Env, f *ibtracertFlags, multicast bool, args []string) erro
 	if f.brief {
 		tr.dump = 1
 	}
-	if e.Timeout > 0 {
-		tr.timeout = time.Duration(e.Timeout) * time.Millisecond
+	if tr.timeout, err = e.madTimeout(); err != nil {
+		return err
 	}
 	if multicast {
 		tr.multicast = true
