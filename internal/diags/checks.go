@@ -730,10 +730,13 @@ func (r *checkRunner) runFabric() error {
 			return err
 		}
 	}
+	var failed error
 	if bad := counts[1] + counts[3] + counts[5] + counts[7]; bad > 0 {
-		return &ChecksFailedError{Bad: bad}
+		failed = &ChecksFailedError{Bad: bad}
 	}
-	return nil
+	// The ports the discovery lost were not checked: the verdict is
+	// partial.
+	return incomplete(failed, rep.Incomplete(sn))
 }
 
 // endPorts are a node's end ports: a switch's port 0, a CA's or router's

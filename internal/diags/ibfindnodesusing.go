@@ -303,7 +303,7 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 		return &exitError{err, 1}
 	}
 	e.warnFailures("ibfindnodesusing", r)
-	sn := r.s
+	sn, lost := r.s, r.lost()
 	opt := subnet.TopologyOptions{Group: true}
 	if names != nil {
 		opt.NodeName = func(g iba.GUID, desc string) string { return names.NameBytes(g, []byte(desc)) }
@@ -330,7 +330,7 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 		if !e.JSON {
 			fmt.Fprintf(e.Stdout, "Switch \"%s\" not found\n   Try running with the \"-R\" or \"-P\" option.\n", want)
 		}
-		return &exitError{fmt.Errorf("switch %q not found", target), 1}
+		return incomplete(&exitError{fmt.Errorf("switch %q not found", target), 1}, lost)
 	}
 	guid, _ := strconv.ParseUint(sw.guid, 16, 64)
 	node := sn.Node(iba.GUID(guid))
@@ -405,13 +405,14 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 			return err
 		}
 	}
+	var failed error
 	if len(res.Errors) > 0 {
 		for _, m := range res.Errors {
 			fmt.Fprintln(e.Stderr, m)
 		}
-		return &exitError{fmt.Errorf("%d forwarding table blocks could not be read", len(res.Errors)), 1}
+		failed = &exitError{fmt.Errorf("%d forwarding table blocks could not be read", len(res.Errors)), 1}
 	}
-	return nil
+	return incomplete(failed, lost)
 }
 
 // fnuSwitchByName finds a switch by its name (node name map or node

@@ -200,6 +200,7 @@ gives end ports (IBA 7.11.1) for overlaps, which base LIDs alone miss.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var text bytes.Buffer
 			var overlaps []string
+			var lost error
 			if topoFile != "" {
 				// The script's own input: a subnet with duplicate GUIDs
 				// does not load into a database keyed by GUID.
@@ -219,6 +220,7 @@ gives end ports (IBA 7.11.1) for overlaps, which base LIDs alone miss.
 					return &exitError{err, 1}
 				}
 				e.warnFailures("ibidsverify", r)
+				lost = r.lost()
 				if err := r.s.WriteTopology(&text, subnet.TopologyOptions{Group: true}); err != nil {
 					return err
 				}
@@ -235,7 +237,7 @@ gives end ports (IBA 7.11.1) for overlaps, which base LIDs alone miss.
 			}
 			if e.JSON {
 				if err := e.writeJSON("ibidsverify", res); err != nil {
-					return err
+					return incomplete(err, lost)
 				}
 			} else {
 				for _, l := range v.out {
@@ -245,10 +247,11 @@ gives end ports (IBA 7.11.1) for overlaps, which base LIDs alone miss.
 					fmt.Fprintln(e.Stdout, l)
 				}
 			}
+			var failed error
 			if v.failed || len(res.Overlaps) > 0 {
-				return &exitError{errors.New(strconv.Itoa(len(res.Problems)+len(res.Overlaps)) + " problems found"), 1}
+				failed = &exitError{errors.New(strconv.Itoa(len(res.Problems)+len(res.Overlaps)) + " problems found"), 1}
 			}
-			return nil
+			return incomplete(failed, lost)
 		},
 	}
 	fl := c.Flags()
