@@ -90,13 +90,18 @@ type fnuTopology struct {
 
 type fnuSwitch struct{ guid, desc string }
 
-func parseFNUTopology(text []byte) *fnuTopology {
+// parseFNUTopology reads the topology text (ibnetdiscover -g) as the
+// script does; a line longer than 1 MiB, which no topology has, is an
+// error rather than the silent end of the text.
+func parseFNUTopology(text []byte) (*fnuTopology, error) {
 	t := &fnuTopology{ends: map[string]map[string]fnuLinkEnd{}}
 	inSwitch := false
 	guid := ""
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(nil, 1<<20)
+	n := 0
 	for sc.Scan() {
+		n++
 		line := sc.Text()
 		if m := fnuSwitchMain.FindStringSubmatch(line); m != nil {
 			t.switches = append(t.switches, fnuSwitch{m[1], m[2]})
@@ -125,7 +130,10 @@ func parseFNUTopology(text []byte) *fnuTopology {
 			inSwitch = false
 		}
 	}
-	return t
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("topology text, line %d: %w", n+1, err)
+	}
+	return t, nil
 }
 
 // fnuFormatGUID is the script's format_guid: lower case, and what follows
@@ -312,7 +320,10 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 	if err := sn.WriteTopology(&text, opt); err != nil {
 		return &exitError{err, 1}
 	}
-	topo := parseFNUTopology(text.Bytes())
+	topo, err := parseFNUTopology(text.Bytes())
+	if err != nil {
+		return &exitError{err, 1}
+	}
 
 	want := fnuFormatGUID(target)
 	descRE := regexp.MustCompile(`.*` + regexp.QuoteMeta(want) + `\s+.*`)
