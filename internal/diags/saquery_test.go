@@ -634,3 +634,21 @@ func TestSAQueryReportErr(t *testing.T) {
 		}
 	}
 }
+
+// TestSAQueryKeyPrompt: a key read from standard input (getpass) is one
+// line of at most maxPromptLine bytes; an endless line is not buffered.
+func TestSAQueryKeyPrompt(t *testing.T) {
+	for _, c := range []struct{ in, want, err string }{
+		{"0x12\nrest", "0x12", ""},
+		{"0x12", "0x12", ""},
+		{"", "", "cannot get SM_Key"},
+		{strings.Repeat("1", maxPromptLine) + "\n", strings.Repeat("1", maxPromptLine), ""},
+		{strings.Repeat("1", 10*maxPromptLine), "", "a line longer than 4096 bytes"},
+	} {
+		e := &Env{Stdin: strings.NewReader(c.in), Stderr: io.Discard}
+		got, err := e.promptIfNotHex("x", "SM_Key: ")
+		if got != c.want || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%.20q: %.20q, %v; want %.20q, %q", c.in, got, err, c.want, c.err)
+		}
+	}
+}
