@@ -211,6 +211,12 @@ func loadThresholds(path string) (map[string]uint64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return checkThresholds(t, path)
+}
+
+// checkThresholds takes thresholds read from the file path by IBA field
+// name; every counter must be one of PortCounters.
+func checkThresholds(t *perf.Thresholds, path string) (map[string]uint64, error) {
 	names, _ := portCounterNames()
 	out := map[string]uint64{}
 	for _, k := range t.Counters() {
