@@ -76,12 +76,22 @@ type options struct {
 // An Option sets how Open opens the fabric and how its MAD client behaves.
 type Option func(*options)
 
+// The limits of WithTimeout and WithRetries: Open and New refuse a longer
+// wait or more retries (a flag in the wrong unit, an overflow) with a
+// *URIError.
+const (
+	MaxTimeout = mad.MaxTimeout
+	MaxRetries = 100
+)
+
 // WithTimeout sets the time one MAD try waits for its reply (mad.WithTimeout;
-// the default is mad's, 1 s, or what a path's packet lifetime gives).
+// the default is mad's, 1 s, or what a path's packet lifetime gives); 0
+// keeps the default, more than MaxTimeout is refused.
 func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
 // WithRetries sets how many times a MAD is sent again after its first try
 // times out (the C tools' --retries; the default gives 3 tries in all).
+// Negative keeps the default; more than MaxRetries is refused.
 func WithRetries(n int) Option { return func(o *options) { o.retries = n } }
 
 // WithTrace calls f for every MAD sent and received (ibtool -d).
@@ -119,11 +129,11 @@ func collect(opts []Option) (*options, error) {
 	if o.timeout < 0 {
 		return nil, &URIError{Reason: "the MAD timeout must not be negative"}
 	}
-	if o.timeout > time.Hour {
-		return nil, &URIError{Reason: fmt.Sprintf("a MAD timeout of %v is more than an hour", o.timeout)}
+	if o.timeout > MaxTimeout {
+		return nil, &URIError{Reason: fmt.Sprintf("a MAD timeout of %v is more than %v", o.timeout, MaxTimeout)}
 	}
-	if o.retries > 100 {
-		return nil, &URIError{Reason: fmt.Sprintf("%d retries is more than 100", o.retries)}
+	if o.retries > MaxRetries {
+		return nil, &URIError{Reason: fmt.Sprintf("%d retries is more than %d", o.retries, MaxRetries)}
 	}
 	if o.sysfs == "" {
 		o.sysfs = SysfsRoot()

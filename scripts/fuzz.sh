@@ -11,7 +11,8 @@
 #                  that minimising what the fuzzer finds never stalls it;
 #                  Go's default of 60 s per input leaves a short run at 0
 #                  execs/s most of its time)
-#   FUZZ_BUDGET    seconds for the whole run (default 600); when the
+#   FUZZ_BUDGET    seconds for the whole run (default 300, which keeps the
+#                  CI run, tests included, well under 30 minutes); when the
 #                  targets at FUZZ_TIME would take longer (counting about
 #                  FUZZ_OVERHEAD, default 4 s, per target for building and
 #                  replaying its corpus), each gets an even share, at least
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 
 FUZZ_TIME=${FUZZ_TIME:-10s}
 FUZZ_MINIMIZE=${FUZZ_MINIMIZE:-200x}
-FUZZ_BUDGET=${FUZZ_BUDGET:-600}
+FUZZ_BUDGET=${FUZZ_BUDGET:-300}
 pkgs=("$@")
 ((${#pkgs[@]})) || pkgs=(./...)
 
@@ -79,6 +80,13 @@ for t in "${targets[@]}"; do
 	if go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "${per}s" -fuzzminimizetime "$FUZZ_MINIMIZE" "${par[@]}" >"$log" 2>&1; then
 		execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | awk '{print $2}')
 		printf 'fuzz: ok   %-45s %-28s %s execs\n' "$pkg" "$name" "${execs:-?}"
+	elif grep -q '^    context deadline exceeded$' "$log" && ! grep -q 'Failing input written to' "$log"; then
+		# Go's fuzzing coordinator (before Go 1.27) can report its own
+		# -fuzztime deadline as a failure of the target, with no failing
+		# input (golang/go#75804): the target ran its time and found
+		# nothing.
+		execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+		printf 'fuzz: ok   %-45s %-28s %s execs (the coordinator reported its own deadline, golang/go#75804)\n' "$pkg" "$name" "${execs:-?}"
 	else
 		printf 'fuzz: FAIL %-45s %s\n' "$pkg" "$name"
 		sed 's/^/    /' "$log" | tail -40

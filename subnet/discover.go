@@ -325,8 +325,14 @@ func (r *DiscoverReport) Incomplete(s *Subnet) error {
 }
 
 func (e *IncompleteError) Error() string {
-	return fmt.Sprintf("discovery incomplete: %d nodes found; %d ports lead to a node that did not answer; %d nodes answered only in part (%d queries failed)",
-		e.Found, e.Lost.Paths, e.Lost.Partial, e.Lost.Queries)
+	n := func(k int, one, many string) string {
+		if k == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", k, many)
+	}
+	return fmt.Sprintf("discovery incomplete: %s found; %s to a node that did not answer; %s only in part (%s failed)",
+		n(e.Found, "node", "nodes"), n(e.Lost.Paths, "port leads", "ports lead"), n(e.Lost.Partial, "node answered", "nodes answered"), n(e.Lost.Queries, "query", "queries"))
 }
 
 // Is makes errors.Is(err, ErrIncomplete) true.

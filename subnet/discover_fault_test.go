@@ -363,3 +363,21 @@ func TestDiscoverLinkFlap(t *testing.T) {
 		t.Errorf("only %d nodes found: discovery stopped at the outage", s.Len())
 	}
 }
+
+// TestIncompleteErrorText: the message counts each loss in words that fit
+// its number.
+func TestIncompleteErrorText(t *testing.T) {
+	for _, c := range []struct {
+		e    IncompleteError
+		want string
+	}{
+		{IncompleteError{Lost: Lost{Paths: 1, Partial: 1, Queries: 1}, Found: 1},
+			"discovery incomplete: 1 node found; 1 port leads to a node that did not answer; 1 node answered only in part (1 query failed)"},
+		{IncompleteError{Lost: Lost{Paths: 33, Partial: 9, Queries: 31}, Found: 28},
+			"discovery incomplete: 28 nodes found; 33 ports lead to a node that did not answer; 9 nodes answered only in part (31 queries failed)"},
+	} {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.e, got, c.want)
+		}
+	}
+}

@@ -100,6 +100,31 @@ func TestReadFileFormats(t *testing.T) {
 	}
 }
 
+// TestReadShortStreams: a stream that ends within the header of the cache
+// its magic number names is a truncated cache, not a panic.
+func TestReadShortStreams(t *testing.T) {
+	var magic [4]byte
+	binary.LittleEndian.PutUint32(magic[:], ibndMagic)
+	for _, data := range [][]byte{nil, magic[:], append(magic[:], 1, 0, 0, 0), []byte(cacheMagic)} {
+		for name, read := range map[string]func(io.Reader) error{
+			"Read":          func(r io.Reader) error { _, _, err := Read(r); return err },
+			"ReadCache":     func(r io.Reader) error { _, err := ReadCache(r); return err },
+			"ReadIBNDCache": func(r io.Reader) error { _, err := ReadIBNDCache(r); return err },
+		} {
+			if err := read(bytes.NewReader(data)); err == nil && len(data) > 0 {
+				t.Errorf("%s(%q): no error", name, data)
+			}
+		}
+	}
+	fh := filepath.Join(t.TempDir(), "short.cache")
+	if err := os.WriteFile(fh, magic[:], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadFile(fh); err == nil || !strings.Contains(err.Error(), "truncated header") {
+		t.Errorf("ReadFile of a 4-byte cache: %v, want a truncated header", err)
+	}
+}
+
 // TestCacheHeaderLimits: a cache header that declares more than
 // MaxFileSize is refused before anything more is read; one that declares
 // more than the stream holds costs only what the stream holds.

@@ -22,13 +22,18 @@ func addGoldenSeeds(f *testing.F, pattern string) {
 	}
 }
 
-// FuzzParseIBNDCache: no input panics, and whatever loads writes out a
-// file that loads and writes out the same again.
+// FuzzParseIBNDCache: no input panics, read from memory or as a stream,
+// both ways agree, and whatever loads writes out a file that loads and
+// writes out the same again.
 func FuzzParseIBNDCache(f *testing.F) {
 	addGoldenSeeds(f, "*.cache")
 	f.Add([]byte{0x2b, 0x83, 0xe7, 0x8f, 1, 0, 0, 0})
+	f.Add([]byte{0x2b, 0x83, 0xe7, 0x8f})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseIBNDCache(data)
+		if _, serr := ReadIBNDCache(bytes.NewReader(data)); (serr == nil) != (err == nil) {
+			t.Fatalf("from memory: %v; as a stream: %v", err, serr)
+		}
 		if err != nil {
 			return
 		}
@@ -74,8 +79,12 @@ func FuzzParseCache(f *testing.F) {
 		f.Add(b.Bytes())
 		f.Add(b.Bytes()[:cacheHeaderLen+10])
 	}
+	f.Add([]byte(cacheMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseCache(data)
+		if _, serr := ReadCache(bytes.NewReader(data)); (serr == nil) != (err == nil) {
+			t.Fatalf("from memory: %v; as a stream: %v", err, serr)
+		}
 		if err != nil {
 			return
 		}

@@ -196,8 +196,12 @@ func parseIBND(c *ibndCursor) (*Subnet, error) {
 	le := binary.LittleEndian
 	hdr, got := c.take(ibndHeaderLen)
 	if hdr == nil {
-		part := c.data[:got]
-		if c.r != nil {
+		// What there is of the header: a stream's is in buf, and data
+		// may be nil.
+		var part []byte
+		if c.r == nil {
+			part = c.data[:got]
+		} else {
 			part = c.buf[:got]
 		}
 		if err := checkIBNDHeader(part); err != nil {

@@ -2,6 +2,7 @@ package diags
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -101,29 +102,29 @@ func runCheckLFTBalance(e *Env, f *checkLFTFlags) error {
 	}
 	// The script's -v (output all switches) is ibtool's global -v.
 	b := &lftBalance{verbose: e.Verbose > 0, heuristic: f.heuristic}
-	// iblinkinfo --load-cache: a cache it cannot load shows no ports.
-	if data, err := os.ReadFile(f.cacheFile); err == nil {
-		b.sn, _ = subnet.ParseIBNDCache(data)
+	// Where the script's iblinkinfo --load-cache shows no ports of a cache
+	// it cannot load, and the script reads no lines of a dump it cannot
+	// open, both are errors: the verdict would be drawn from nothing.
+	sn, _, err := subnet.ReadFile(f.cacheFile)
+	if err != nil {
+		return fmt.Errorf("ibnetdiscover cache: %w", err)
 	}
-	var lines []string
-	if fh, err := os.Open(f.lftFile); err != nil {
-		fmt.Fprintf(e.Stderr, "Couldn't open dump lfts file: %s: %v\n", f.lftFile, unwrapPathError(err))
-	} else {
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 64*1024), 1<<20)
-		for sc.Scan() {
-			lines = append(lines, sc.Text())
-		}
-		fh.Close()
+	b.sn = sn
+	fh, err := os.Open(f.lftFile)
+	if err != nil {
+		return fmt.Errorf("Couldn't open dump lfts file: %s: %v", f.lftFile, unwrapPathError(err))
 	}
-	b.run(lines)
+	defer fh.Close()
+	if err := b.read(fh, f.lftFile); err != nil {
+		return err
+	}
 	if e.JSON {
 		if b.res.Switches == nil {
 			b.res.Switches = []LFTBalanceSwitch{}
 		}
 		return e.writeJSON("check_lft_balance", &b.res)
 	}
-	_, err := io.WriteString(e.Stdout, b.out.String())
+	_, err = io.WriteString(e.Stdout, b.out.String())
 	return err
 }
 
@@ -161,56 +162,141 @@ type lftBalance struct {
 	m1, m2 string
 }
 
-func (b *lftBalance) run(lines []string) {
+// maxLFTLine bounds one line of a dump: a table line is under 200 bytes,
+// even with a 64-byte description or a long name from a node name map.
+const maxLFTLine = 64 << 10
+
+// The lines of dump_lfts output (ibroute's unicast tables, then
+// dump_lfts.sh's notice): check_lft_balance reads nothing else.
+var (
+	lftHeader   = regexp.MustCompile(`^Unicast lids \[0x[0-9a-fA-F]+-0x[0-9a-fA-F]+\] of switch `)
+	lftEntry    = regexp.MustCompile(`^0x[0-9a-fA-F]{4} [0-9]{3} (: \(.*\))?$`)
+	lftCount    = regexp.MustCompile(`^[0-9]+ (valid )?lids dumped $`)
+	lftHeadings = map[string]bool{"  Lid  Out   Destination": true, "       Port     Info ": true}
+	lftNotice   = "*** WARNING ***: this command has been replaced by dump_fts"
+)
+
+// lftLineError is a line of the dump that is not dump_lfts output.
+type lftLineError struct {
+	file string
+	line int
+	text string
+	msg  string
+}
+
+func (e *lftLineError) Error() string {
+	if e.text == "" {
+		return fmt.Sprintf("dump lfts file %s: line %d: %s", e.file, e.line, e.msg)
+	}
+	if len(e.text) > 80 {
+		e.text = e.text[:80] + "..."
+	}
+	return fmt.Sprintf("dump lfts file %s: line %d: %s: %q", e.file, e.line, e.msg, e.text)
+}
+
+// checkLFTLine says why a line is not one of dump_lfts output, "" when it
+// is; tables tells whether a table header came before.
+func checkLFTLine(line string, tables bool) string {
+	switch {
+	case strings.TrimSpace(line) == "", lftHeadings[line], lftCount.MatchString(line), line == lftNotice:
+		return ""
+	case strings.HasPrefix(line, "Unicast lids "):
+		if !lftHeader.MatchString(line) || (!lftSwitchDR.MatchString(line) && !lftSwitchLID.MatchString(line)) {
+			return "a table header that names no switch (\"Unicast lids [...] of switch ... guid ... (...):\")"
+		}
+		return ""
+	case strings.HasPrefix(line, "Multicast mlids "):
+		return "a multicast table: check_lft_balance reads the unicast tables of dump_lfts, not dump_mfts"
+	case lftEntry.MatchString(line):
+		if !tables {
+			return "a table entry before the first \"Unicast lids\" header"
+		}
+		return ""
+	}
+	return "not a line of dump_lfts output"
+}
+
+// read streams the dump through the script's loop, line by line, each
+// checked first: a line that dump_lfts does not print, one longer than
+// maxLFTLine or a dump with no table is an error with its line number.
+func (b *lftBalance) read(r io.Reader, name string) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), maxLFTLine)
+	n, tables := 0, false
 	b.count = map[string]int{}
-	for _, line := range lines {
-		switch {
-		case strings.Contains(line, "Unicast"):
-			if len(b.hostPorts) > 0 {
-				b.processHostPorts()
-			}
-			if b.haveSwitch {
-				b.outputSwitch()
-			}
-			for _, re := range []*regexp.Regexp{lftSwitchDR, lftSwitchLID} {
-				if m := re.FindStringSubmatch(line); m != nil {
-					b.guid, b.name, b.haveSwitch = m[1], m[2], true
-					b.m1, b.m2 = m[1], m[2]
-				}
-			}
-			b.maybeHosts, b.hostPorts = nil, nil
-			b.count = map[string]int{}
-			b.lidsPerPort, b.lidsPerPortCounted = 0, 0
-		case strings.Contains(line, "Channel") || strings.Contains(line, "Router"):
-			if m := lftHostLine.FindStringSubmatch(line); m != nil {
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if msg := checkLFTLine(line, tables); msg != "" {
+			return &lftLineError{file: name, line: n, text: line, msg: msg}
+		}
+		tables = tables || strings.HasPrefix(line, "Unicast lids ")
+		b.line(line)
+	}
+	switch err := sc.Err(); {
+	case errors.Is(err, bufio.ErrTooLong):
+		return &lftLineError{file: name, line: n + 1, msg: fmt.Sprintf("longer than %d bytes: not dump_lfts output", maxLFTLine)}
+	case err != nil:
+		return fmt.Errorf("dump lfts file %s: after line %d: %w", name, n, err)
+	case !tables:
+		return &lftLineError{file: name, line: n, msg: "no \"Unicast lids\" table: not dump_lfts output"}
+	}
+	b.finish()
+	return nil
+}
+
+// line is one turn of the script's loop over the dump.
+func (b *lftBalance) line(line string) {
+	switch {
+	case strings.Contains(line, "Unicast"):
+		if len(b.hostPorts) > 0 {
+			b.processHostPorts()
+		}
+		if b.haveSwitch {
+			b.outputSwitch()
+		}
+		for _, re := range []*regexp.Regexp{lftSwitchDR, lftSwitchLID} {
+			if m := re.FindStringSubmatch(line); m != nil {
+				b.guid, b.name, b.haveSwitch = m[1], m[2], true
 				b.m1, b.m2 = m[1], m[2]
 			}
-			b.host = b.m2
-			b.count[b.m1]++
-			if len(b.hostPorts) > 0 {
-				b.processHostPorts()
-			}
-			b.hostPorts = []string{b.m1}
-			if b.lidsPerPort == 0 {
-				b.lidsPerPort++
-			} else {
-				b.lidsPerPortCounted++
-			}
-		case strings.Contains(line, "path"):
-			if m := lftPathLine.FindStringSubmatch(line); m != nil {
-				b.m1 = m[1]
-			}
-			b.count[b.m1]++
-			if b.lidsPerPortCounted == 0 {
-				b.lidsPerPort++
-			}
-			b.hostPorts = append(b.hostPorts, b.m1)
-		default:
-			if b.lidsPerPort != 0 {
-				b.lidsPerPortCounted++
-			}
+		}
+		b.maybeHosts, b.hostPorts = nil, nil
+		b.count = map[string]int{}
+		b.lidsPerPort, b.lidsPerPortCounted = 0, 0
+	case strings.Contains(line, "Channel") || strings.Contains(line, "Router"):
+		if m := lftHostLine.FindStringSubmatch(line); m != nil {
+			b.m1, b.m2 = m[1], m[2]
+		}
+		b.host = b.m2
+		b.count[b.m1]++
+		if len(b.hostPorts) > 0 {
+			b.processHostPorts()
+		}
+		b.hostPorts = []string{b.m1}
+		if b.lidsPerPort == 0 {
+			b.lidsPerPort++
+		} else {
+			b.lidsPerPortCounted++
+		}
+	case strings.Contains(line, "path"):
+		if m := lftPathLine.FindStringSubmatch(line); m != nil {
+			b.m1 = m[1]
+		}
+		b.count[b.m1]++
+		if b.lidsPerPortCounted == 0 {
+			b.lidsPerPort++
+		}
+		b.hostPorts = append(b.hostPorts, b.m1)
+	default:
+		if b.lidsPerPort != 0 {
+			b.lidsPerPortCounted++
 		}
 	}
+}
+
+// finish is what the script does after its loop.
+func (b *lftBalance) finish() {
 	if len(b.hostPorts) > 0 {
 		b.processHostPorts()
 	}

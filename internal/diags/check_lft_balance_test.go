@@ -1,6 +1,7 @@
 package diags
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,12 +53,25 @@ func TestCheckLFTBalanceLive(t *testing.T) {
 		}
 	}
 	cases = append(cases,
-		[]string{"-l", filepath.Join(dir, "lfts"), "-i", filepath.Join(dir, "none"), "-v"}, // no cache: no port is up
-		[]string{"-l", filepath.Join(dir, "none"), "-i", cache, "-v"},                      // no dump
 		[]string{"-i", cache},                      // usage
 		[]string{"-l", filepath.Join(dir, "lfts")}, // usage
 	)
 	l.compareAll(t, "check_lft_balance", cases)
+	// Where the script goes on without the cache (no port is up) or the
+	// dump (no switch), ours stops (docs/ibtool.md).
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-l", filepath.Join(dir, "lfts"), "-i", filepath.Join(dir, "none"), "-v"}, "ibnetdiscover cache\n  + loading " + filepath.Join(dir, "none")}, // -v: the error chain
+		{[]string{"-l", filepath.Join(dir, "none"), "-i", cache, "-v"}, "Couldn't open dump lfts file: " + filepath.Join(dir, "none") + ": no such file"},
+	} {
+		_, cErr, cCode := l.c(t, "check_lft_balance", c.args...)
+		out, errOut, code := l.ours(t, "check_lft_balance", c.args...)
+		if cCode != 0 || code != 1 || out != "" || !strings.Contains(errOut, c.msg) {
+			t.Errorf("%q: exit %d (C %d), stdout %q, stderr %q; want 1 and %q (C: %s)", c.args, code, cCode, out, errOut, c.msg, cErr)
+		}
+	}
 	out, _, _ := l.ours(t, "check_lft_balance", "-l", filepath.Join(dir, "moved"), "-i", cache)
 	if !strings.Contains(out, "Unbalanced Switch Port Usage: S-spine-1, 0x") {
 		t.Errorf("the moved routes must unbalance the spine:\n%s", out)
@@ -74,4 +88,85 @@ func TestCheckLFTBalancePerlNum(t *testing.T) {
 			t.Errorf("perlNum(%q) = %v, want %v", in, got, want)
 		}
 	}
+}
+
+// TestCheckLFTBalanceInput: the dump is read strictly, line by line, and
+// the cache through subnet.ReadFile; whatever is not what the C tools
+// write stops the command with the file and the line, without reading a
+// device such as /dev/zero to its end.
+func TestCheckLFTBalanceInput(t *testing.T) {
+	dir := t.TempDir()
+	const fab = "sim:fattree:k=2,n=2"
+	cache := filepath.Join(dir, "fabric.cache")
+	if _, errOut, code := run(t, "", "ibtool", "--fabric", fab, "ibnetdiscover", "--cache", cache); code != 0 {
+		t.Fatalf("ibnetdiscover --cache: %s", errOut)
+	}
+	lfts, errOut, code := run(t, "", "ibtool", "--fabric", fab, "dump_lfts")
+	if code != 0 || !strings.Contains(lfts, "Unicast lids") {
+		t.Fatalf("dump_lfts: exit %d: %s", code, errOut)
+	}
+	mfts, _, _ := run(t, "", "ibtool", "--fabric", fab, "dump_mfts")
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("lfts", lfts)
+	if out, errOut, code := run(t, "", "ibtool", "check_lft_balance", "-v", "-l", good, "-i", cache); code != 0 || !strings.Contains(out, "Switch Port Usage: ft-l0-0, 0x") {
+		t.Fatalf("a good dump: exit %d\n%s%s", code, out, errOut)
+	}
+	lines := strings.Split(lfts, "\n")
+	long := append(append(append([]string{}, lines[:5]...), strings.Repeat("x", 70000)), lines[5:]...)
+	for _, c := range []struct {
+		name, text, cache, msg string
+	}{
+		{"passwd", "root:x:0:0:root:/root:/bin/bash\n", cache, "line 1: not a line of dump_lfts output: \"root:x:0:0:root:/root:/bin/bash\""},
+		{"entry-first", lines[3] + "\n" + lfts, cache, "line 1: a table entry before the first \"Unicast lids\" header"},
+		{"long", strings.Join(long, "\n"), cache, "line 6: longer than 65536 bytes"},
+		{"garbled", strings.Replace(lfts, " : (Channel", " ; (Channel", 1), cache, ": not a line of dump_lfts output: \"0x"},
+		{"no-switch", strings.Replace(lfts, " guid 0x", " guide 0x", 1), cache, "line 1: a table header that names no switch"},
+		{"multicast", mfts, cache, "line 1: a multicast table"},
+		{"empty", "", cache, "line 0: no \"Unicast lids\" table"},
+		{"zero-dump", "", cache, "/dev/zero: line 1: longer than 65536 bytes"},
+		{"zero-cache", lfts, "/dev/zero", "ibnetdiscover cache: loading /dev/zero"},
+		{"text-cache", lfts, good, "ibnetdiscover cache: loading " + good + ": topology line 1"},
+	} {
+		p := write(c.name, c.text)
+		if c.name == "zero-dump" {
+			p = "/dev/zero"
+		}
+		out, errOut, code := run(t, "", "ibtool", "check_lft_balance", "-l", p, "-i", c.cache)
+		if code != 1 || out != "" || !strings.Contains(errOut, c.msg) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and %q", c.name, code, out, errOut, c.msg)
+		}
+	}
+}
+
+// FuzzCheckLFTBalanceInput: no dump makes the reader panic, and a dump it
+// accepts gives a verdict on at least one switch.
+func FuzzCheckLFTBalanceInput(f *testing.F) {
+	f.Add("Unicast lids [0x0-0x3] of switch DR path slid 0; dlid 0; 0 guid 0x0008f10500000000 (ft-l0-0):\n" +
+		"  Lid  Out   Destination\n       Port     Info \n" +
+		"0x0001 000 : (Switch portguid 0x0008f10500000000: 'ft-l0-0')\n" +
+		"0x0002 001 : (Channel Adapter portguid 0x0002c90300000001: 'hca1 HCA-1')\n" +
+		"0x0003 001 : (path #2 out of 2: portguid 0x0002c90300000001)\n" +
+		"3 valid lids dumped \n\n*** WARNING ***: this command has been replaced by dump_fts\n")
+	f.Add("Unicast lids [0x0-0x1] of switch Lid 2 guid 0x1 (x):\n0x0001 255 \n1 lids dumped \n")
+	f.Add("0x0001 001 : (Router portguid 0x1: 'r')\n")
+	f.Add("Multicast mlids [0xc000-0xc000] of switch Lid 2 guid 0x1 (x):\n")
+	f.Fuzz(func(t *testing.T, dump string) {
+		b := &lftBalance{verbose: true, heuristic: true}
+		if err := b.read(strings.NewReader(dump), "dump"); err != nil {
+			var le *lftLineError
+			if !errors.As(err, &le) || le.line < 0 {
+				t.Fatalf("not a line error: %v", err)
+			}
+			return
+		}
+		if len(b.res.Switches) == 0 {
+			t.Fatalf("accepted with no switch:\n%s", dump)
+		}
+	})
 }

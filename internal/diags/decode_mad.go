@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -54,11 +55,14 @@ attribute in its data area decoded by its class and attribute ID.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var text string
 			if len(args) > 0 {
-				text = strings.Join(args, "")
+				text = strings.Join(args, " ")
 			} else {
-				b, err := io.ReadAll(e.Stdin)
+				b, err := io.ReadAll(io.LimitReader(e.Stdin, maxDecodeInput+1))
 				if err != nil {
 					return fmt.Errorf("reading standard input: %w", err)
+				}
+				if len(b) > maxDecodeInput {
+					return fmt.Errorf("standard input: more than %d bytes: decode_mad reads one MAD in hex", maxDecodeInput)
 				}
 				text = string(b)
 			}
@@ -84,23 +88,53 @@ attribute in its data area decoded by its class and attribute ID.`,
 	return c
 }
 
-// parseHex reads hex digits, ignoring white space, 0x prefixes and the
-// colons and commas of common dump formats.
+// maxDecodeInput bounds what decode_mad reads from standard input. A MAD
+// with every header before it (LRH, GRH, BTH, DETH: 324 bytes) is under
+// 2 KiB even as "0x01, " per byte; a megabyte leaves room for any dump
+// and --offset, and stops a stream such as /dev/zero at once.
+const maxDecodeInput = 1 << 20
+
+// parseHex reads hex digits, ignoring white space, a 0x at the start of a
+// word and the colons and commas of common dump formats. An error says
+// what is wrong and, for a character that is not a digit, where (line and
+// column of the input).
 func parseHex(s string) ([]byte, error) {
-	var b strings.Builder
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == ':' }) {
-		w = strings.TrimPrefix(strings.TrimPrefix(w, "0x"), "0X")
-		b.WriteString(w)
+	if t := strings.TrimLeftFunc(s, unicode.IsSpace); t != "" && (t[0] == '"' || t[0] == '\'') {
+		return nil, fmt.Errorf("the input starts with a quote: python-rdma's quoted string form is not read here; give the bytes as hex digits")
 	}
-	h := b.String()
-	if h == "" {
+	sep := func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == ':' }
+	var digits []byte
+	line, col, wordStart := 1, 0, true
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		col++
+		switch {
+		case r == '\n':
+			line, col, wordStart = line+1, 0, true
+		case sep(r):
+			wordStart = true
+		case wordStart && r == '0' && i+1 < len(s) && (s[i+1] == 'x' || s[i+1] == 'X'):
+			i++ // the prefix, "0x" or "0X"
+			col++
+			wordStart = false
+		case r < utf8.RuneSelf && isDigit(byte(r), 16):
+			digits = append(digits, byte(r))
+			wordStart = false
+		case r == utf8.RuneError && size == 1:
+			return nil, fmt.Errorf("line %d, column %d: byte %#02x is not text, let alone a hex digit", line, col, s[i])
+		default:
+			return nil, fmt.Errorf("line %d, column %d: %q is not a hex digit", line, col, r)
+		}
+		i += size
+	}
+	if len(digits) == 0 {
 		return nil, fmt.Errorf("no hex input")
 	}
-	if len(h)%2 != 0 {
-		return nil, fmt.Errorf("odd number of hex digits (%d)", len(h))
+	if len(digits)%2 != 0 {
+		return nil, fmt.Errorf("odd number of hex digits (%d): a byte is two digits", len(digits))
 	}
-	out, err := hex.DecodeString(h)
-	if err != nil {
+	out := make([]byte, len(digits)/2)
+	if _, err := hex.Decode(out, digits); err != nil {
 		return nil, fmt.Errorf("not hex: %v", err)
 	}
 	return out, nil

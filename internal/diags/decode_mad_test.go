@@ -1,6 +1,7 @@
 package diags
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -73,7 +74,14 @@ func TestDecodeMADBadInput(t *testing.T) {
 	}{
 		{"empty", "", nil, 2, "no hex input"},
 		{"odd", "abc", nil, 2, "odd number of hex digits"},
-		{"nothex", "zz", nil, 2, "not hex"},
+		{"nothex", "zz", nil, 2, "line 1, column 1: 'z' is not a hex digit"},
+		{"where", "0x01 0x01\n0x01 0x8g", nil, 2, "line 2, column 9: 'g' is not a hex digit"},
+		{"midword0x", "010x01", nil, 2, "line 1, column 4: 'x' is not a hex digit"},
+		{"nul", "01\x0001", nil, 2, "line 1, column 3: '\\x00' is not a hex digit"},
+		{"notutf8", "01\xff01", nil, 2, "line 1, column 3: byte 0xff is not text"},
+		{"quoted", "  '\\x01\\x01'", nil, 2, "the input starts with a quote"},
+		{"dquoted", "\"0101\"", nil, 2, "the input starts with a quote"},
+		{"huge", strings.Repeat("00", 1<<20), nil, 1, "standard input: more than 1048576 bytes"},
 		{"short", "0101018100", nil, 1, "at byte 5"},
 		{"unknownclass", "01ee01" + strings.Repeat("00", 253), nil, 1, "unknown management class 0xee"},
 		{"offsetpast", full, []string{"-o", "9999"}, 2, "outside"},
@@ -98,11 +106,17 @@ func TestUnknownCommand(t *testing.T) {
 	}
 }
 
+// FuzzDecodeMAD: no input makes decode_mad panic or exit with a status
+// other than 0, 1 (a MAD that does not decode) or 2 (input that is not
+// hex); whatever is hex decodes to the bytes given.
 func FuzzDecodeMAD(f *testing.F) {
 	f.Add("0101018100")
 	f.Add(strings.Repeat("00", 256))
 	f.Add("01810181" + strings.Repeat("ff", 252))
 	f.Add("0103029200000000" + strings.Repeat("11", 248))
+	f.Add("0x01, 0x01: 0X01\n0181")
+	f.Add("'\\x01'")
+	f.Add("01\xff\x00")
 	f.Fuzz(func(t *testing.T, in string) {
 		_, _, code := run(t, in, "ibtool", "decode_mad")
 		if code == 0 {
@@ -110,6 +124,42 @@ func FuzzDecodeMAD(f *testing.F) {
 		}
 		if code != 1 && code != 2 {
 			t.Fatalf("exit %d", code)
+		}
+	})
+}
+
+// FuzzParseHex: parseHex never panics, and what it accepts is the hex
+// digits of the input in order, two to a byte, but for the 0 of each 0x
+// prefix (the only place an x may be).
+func FuzzParseHex(f *testing.F) {
+	for _, s := range []string{"0101", "0x01 0x02", "0X0a,0b:0c", "01\n 02", "zz", "0x", "abc", "'01'", "0\u00a0x1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := parseHex(s)
+		if err != nil {
+			return
+		}
+		var digits []byte
+		for i := 0; i < len(s); i++ {
+			if isDigit(s[i], 16) {
+				digits = append(digits, s[i]|0x20)
+			}
+		}
+		prefixes := strings.Count(strings.ToLower(s), "x")
+		got := hex.EncodeToString(b)
+		if len(b) == 0 || len(digits)-len(got) != prefixes {
+			t.Fatalf("%q: %d digits, %d prefixes, decoded to %s", s, len(digits), prefixes, got)
+		}
+		// got is digits with one 0 left out per prefix.
+		j := 0
+		for i := 0; i < len(digits) && j < len(got); i++ {
+			if digits[i] == got[j] {
+				j++
+			}
+		}
+		if j != len(got) {
+			t.Fatalf("%q decoded to %s, not its digits in order", s, got)
 		}
 	})
 }

@@ -198,6 +198,18 @@ func (e *Env) warnFailures(cmd string, r *discoverResult) {
 	}
 }
 
+// lost is what the discovery could not read (subnet.DiscoverReport.
+// Incomplete: how many ports lead to a node that did not answer, how many
+// nodes answered in part), nil when it read everything or the subnet was
+// loaded from a file. A command returns it through incomplete once it has
+// printed what it found.
+func (r *discoverResult) lost() error {
+	if r == nil || r.report == nil {
+		return nil
+	}
+	return r.report.Incomplete(r.s)
+}
+
 // loadSubnetFile reads a libibnetdisc cache, one of ours, or a topology
 // file, whichever the file is (subnet.ReadFile: bounded, magic first).
 func loadSubnetFile(path string) (*subnet.Subnet, error) {

@@ -23,11 +23,11 @@ Examples:
   dump_fts 0x10 0x20        # a LID range
   dump_fts -M 0xc010 0xc020 # multicast, with a range`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tables, err := runDumpFTs(e, &f, args)
+			tables, lost, err := runDumpFTs(e, &f, args)
 			if err != nil {
 				return err
 			}
-			return e.printTables("dump_fts", tables)
+			return incomplete(e.printTables("dump_fts", tables), lost)
 		},
 	}
 	f.register(c, true)

@@ -55,3 +55,24 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 func (e *exitError) ExitCode() int { return e.code }
+
+// exitIncomplete is the status of a command that printed what it found but
+// could not read all of it: a discovery that lost nodes or ports
+// (*subnet.IncompleteError), a sweep whose counters did not all answer.
+// The C tools warn on stderr and exit 0 then; a script must be able to
+// tell a partial answer from a whole one.
+const exitIncomplete = 3
+
+// incomplete gives lost, what a command could not read, the status
+// exitIncomplete, with the command's own verdict (failed: the ports with
+// errors, the problems found, nil for none) said first: a partial answer
+// outranks a verdict drawn from it. With nothing lost it returns failed.
+func incomplete(failed, lost error) error {
+	switch {
+	case lost == nil:
+		return failed
+	case failed == nil:
+		return &exitError{lost, exitIncomplete}
+	}
+	return &exitError{fmt.Errorf("%w; %w", failed, lost), exitIncomplete}
+}

@@ -22,12 +22,16 @@ func (e *Env) isUmad() bool { return e.fabricSpec() == "umad" }
 
 // fabricOptions are the global flags as package fabric's options.
 func (e *Env) fabricOptions() ([]fabric.Option, error) {
-	if e.Timeout < 0 {
-		return nil, usagef("--timeout must not be negative")
+	timeout, err := e.madTimeout()
+	if err != nil {
+		return nil, err
+	}
+	if e.Retries < -1 || e.Retries > fabric.MaxRetries {
+		return nil, usagef("--retries %d: want 0 to %d (without the flag: 2)", e.Retries, fabric.MaxRetries)
 	}
 	opts := []fabric.Option{fabric.WithEndPort(e.CA, e.Port), fabric.WithRetries(e.Retries)}
-	if e.Timeout > 0 {
-		opts = append(opts, fabric.WithTimeout(time.Duration(e.Timeout)*time.Millisecond))
+	if timeout > 0 {
+		opts = append(opts, fabric.WithTimeout(timeout))
 	}
 	if e.Debug > 0 {
 		opts = append(opts, fabric.WithTrace(e.tracer()))
@@ -39,6 +43,17 @@ func (e *Env) fabricOptions() ([]fabric.Option, error) {
 		opts = append(opts, fabric.WithSysfs(r))
 	}
 	return opts, nil
+}
+
+// madTimeout is -t as a duration, 0 for the default. The flag is
+// range-checked first: a count of milliseconds that does not fit
+// fabric.MaxTimeout would overflow the conversion into a wrong wait.
+func (e *Env) madTimeout() (time.Duration, error) {
+	limit := int(fabric.MaxTimeout / time.Millisecond)
+	if e.Timeout < 0 || e.Timeout > limit {
+		return 0, usagef("-t/--timeout %d: want 0 (the default, 1000) to %d milliseconds", e.Timeout, limit)
+	}
+	return time.Duration(e.Timeout) * time.Millisecond, nil
 }
 
 // openTransport opens the fabric the flags select (fabric.OpenTransport),

@@ -23,6 +23,13 @@ func TestFabricErrors(t *testing.T) {
 		{[]string{"--fabric", "ibsim:x", "-C", "mlx5_0", "smpquery", "nodeinfo", "1"}, 2, "ibsim:NODE"},
 		{[]string{"smpquery", "nodeinfo", "1"}, 1, "--fabric sim:"},
 		{[]string{"--fabric", "sim:/no/such/file.topo", "smpquery", "nodeinfo", "1"}, 1, "no such file"},
+		// -t and --retries are range-checked before they become a wait
+		// and a count: 9300000000000 ms overflows a time.Duration.
+		{[]string{"--fabric", "sim:fattree:k=2,n=2", "-t", "9300000000000", "smpquery", "nodeinfo", "1"}, 2, "-t/--timeout 9300000000000: want 0"},
+		{[]string{"--fabric", "sim:fattree:k=2,n=2", "-t", "-1", "smpquery", "nodeinfo", "1"}, 2, "-t/--timeout -1"},
+		{[]string{"--fabric", "sim:fattree:k=2,n=2", "-t", "3600001", "ibtracert", "1", "2"}, 2, "-t/--timeout 3600001"},
+		{[]string{"--fabric", "sim:fattree:k=2,n=2", "--retries", "101", "smpquery", "nodeinfo", "1"}, 2, "--retries 101: want 0 to 100"},
+		{[]string{"--fabric", "sim:fattree:k=2,n=2", "--retries", "-2", "ibnetdiscover"}, 2, "--retries -2"},
 	} {
 		_, errs, code := run(t, "", append([]string{"ibtool"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(errs, tc.msg) {

@@ -43,38 +43,42 @@ func (e *dumpFTsFailed) Unwrap() error { return e.err }
 func (e *dumpFTsFailed) ExitCode() int { return 255 }
 
 // runDumpFTs discovers the subnet and reads the table of every switch, in
-// the order of libibnetdisc's switch list (last found first).
-func runDumpFTs(e *Env, f *dumpFTsFlags, args []string) ([]*ForwardingTable, error) {
+// the order of libibnetdisc's switch list (last found first). lost is what
+// the discovery could not read (the switches behind it are missing from
+// the tables), for the caller to return once it has printed them.
+func runDumpFTs(e *Env, f *dumpFTsFlags, args []string) (tables []*ForwardingTable, lost, err error) {
 	if len(args) > 2 {
-		return nil, usagef("want [<startlid> [<endlid>]]")
+		return nil, nil, usagef("want [<startlid> [<endlid>]]")
 	}
 	mkey, err := parseMKey(f.mkey)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	start, end := ftRange(args)
 	names, err := loadNames(f.nodeNameMap)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s, err := e.open()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer s.Close()
 	opt := subnet.DiscoverOptions{LocalLID: s.local.LID, MKey: mkey}
 	var sn *subnet.Subnet
+	var rep *subnet.DiscoverReport
 	if s.viaSA() {
-		sn, _, err = subnet.DiscoverSA(e.Ctx, sa.New(s.mc), s.local, opt)
+		sn, rep, err = subnet.DiscoverSA(e.Ctx, sa.New(s.mc), s.local, opt)
 	} else {
-		sn, _, err = subnet.Discover(e.Ctx, s.mc, opt)
+		sn, rep, err = subnet.Discover(e.Ctx, s.mc, opt)
 	}
 	if err != nil {
-		return nil, &dumpFTsFailed{fmt.Errorf("Failed to discover fabric: %w", err)}
+		return nil, nil, &dumpFTsFailed{fmt.Errorf("Failed to discover fabric: %w", err)}
 	}
 	q := &ftRequest{multicast: f.multicast, start: start, end: end,
 		o: ftOptions{all: f.all, brief: f.brief, verbose: e.Verbose > 0, names: names}}
-	return readFabricTables(e.Ctx, s, sn, sn.IBNDOrder(isSwitch), q, mkey)
+	tables, err = readFabricTables(e.Ctx, s, sn, sn.IBNDOrder(isSwitch), q, mkey)
+	return tables, rep.Incomplete(sn), err
 }
 
 func isSwitch(n *subnet.Node) bool { return n.Type == iba.NodeTypeSwitch }
@@ -119,9 +123,11 @@ func readFabricTables(ctx context.Context, s *session, sn *subnet.Subnet, switch
 }
 
 // runDumpScript is dump_lfts.sh and dump_mfts.sh: dump_fts, whose failure
-// is only reported, then the notice that names its replacement.
+// is only reported, then the notice that names its replacement. Switches
+// the discovery lost are not only reported: the exit status says the dump
+// is partial (exitIncomplete).
 func runDumpScript(e *Env, cmd, replacement string, f *dumpFTsFlags, args []string) error {
-	tables, err := runDumpFTs(e, f, args)
+	tables, lost, err := runDumpFTs(e, f, args)
 	if err != nil {
 		if _, usage := err.(*UsageError); usage {
 			return err
@@ -132,11 +138,11 @@ func runDumpScript(e *Env, cmd, replacement string, f *dumpFTsFlags, args []stri
 		if tables == nil {
 			tables = []*ForwardingTable{}
 		}
-		return e.writeJSON(cmd, tables)
+		return incomplete(e.writeJSON(cmd, tables), lost)
 	}
 	if err := e.printTables(cmd, tables); err != nil {
 		return err
 	}
 	_, werr := fmt.Fprintf(e.Stdout, "\n*** WARNING ***: this command has been replaced by %s\n\n\n", replacement)
-	return werr
+	return incomplete(werr, lost)
 }

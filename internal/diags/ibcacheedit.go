@@ -252,8 +252,28 @@ file is what the C tool writes, byte for byte.`,
 	return c
 }
 
+// readIBNDCacheFile reads a libibnetdisc cache with the checks and bounds
+// of subnet.ReadIBNDCache: a regular file beyond subnet.MaxFileSize is
+// refused before it is read, a stream stops at its first byte that is not
+// a cache's (wrong magic number, garbage) or at the limit.
+func readIBNDCacheFile(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > subnet.MaxFileSize {
+		return nil, fmt.Errorf("%s: %w", path, &subnet.SizeError{What: "libibnetdisc cache", Size: st.Size(), Limit: subnet.MaxFileSize})
+	}
+	data, err := subnet.ReadIBNDCacheData(fh)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, nil
+}
+
 func runIBCacheEdit(e *Env, from, to string, edits [4]ceEdit) error {
-	data, err := os.ReadFile(from)
+	data, err := readIBNDCacheFile(from)
 	if err != nil {
 		return iberror(err, "loading original cached fabric failed")
 	}

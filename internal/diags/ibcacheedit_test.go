@@ -133,3 +133,38 @@ func TestIBCacheEditArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestIBCacheEditBadInput: what is not a libibnetdisc cache fails at its
+// first bytes, naming the file, and no output file is written; a device
+// such as /dev/zero is not read to its end.
+func TestIBCacheEditBadInput(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "text")
+	if err := os.WriteFile(text, []byte("Switch 8 \"S-1\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join("testdata", "TestIBNetDiscoverOffline", "dualport.cache")
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trailing := filepath.Join(dir, "trailing")
+	if err := os.WriteFile(trailing, append(data, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, msg string }{
+		{"/dev/zero", "/dev/zero: libibnetdisc cache: offset 0: magic 0x000000"},
+		{text, text + ": libibnetdisc cache: offset 0: magic"},
+		{trailing, trailing + ": libibnetdisc cache"},
+		{filepath.Join(dir, "missing"), "no such file"},
+	} {
+		out := filepath.Join(dir, "out")
+		_, errOut, code := run(t, "", "ibtool", "ibcacheedit", "--caguid", "0x1:0x2", c.file, out)
+		if code != 255 || !strings.Contains(errOut, "loading original cached fabric failed: ") || !strings.Contains(errOut, c.msg) {
+			t.Errorf("%s: exit %d, stderr %q; want 255 and %q", c.file, code, errOut, c.msg)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: an output file was written", c.file)
+		}
+	}
+}

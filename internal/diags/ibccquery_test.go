@@ -295,3 +295,23 @@ func TestIBCCConfigFakeAgent(t *testing.T) {
 		})
 	}
 }
+
+// FuzzIBCCConfigArgs runs ibccconfig with the fuzzer's words as its
+// arguments on an in-process fabric: no op or parameter (integers in C's
+// notations, 256-bit masks, shift:multiplier pairs, too few or too many)
+// makes it panic, hang or end with a status it does not document.
+func FuzzIBCCConfigArgs(f *testing.F) {
+	for _, s := range []string{
+		"CACongestionSetting 5 0 0x3 150 1 0 0", "CS 5 0 0x3 150 1 0 0 0x4 1 1 1 1",
+		"SwitchCongestionSetting 1 0x1F 0x1FFFFFFFFF 0x0 0xF 8 0 0:0 1", "SS 1 0 0 0 0 0 0 0",
+		"SwitchPortCongestionSetting 1 1 1 0 1 1 1", "SP 1 99 1 0 1 1 1",
+		"CongestionKeyInfo 1 0x1 1 0 0", "CK 1 -1 1 0 0", "CongestionControlTable 5 63 0 0:0 0:1", "CCT 5 0 0 1:1 x:1 1:",
+		"SS 1 0x" + strings.Repeat("f", 65) + " 0 0 0 0 0 0", "SS 1 0xfg 0 0 0 0 0 0", "CS 5 0 0x3 99999999999999999999 1 0 0",
+		"CS", "CS 5", "bogus 1", "-c 0x1 CS 5 0 0x3 150 1 0 0", "-c x CK 1 0 0 0 0", "CCT 5 4294967296 0",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fuzzCommand(t, append([]string{"ibccconfig"}, fuzzWords(s, 14)...)...)
+	})
+}

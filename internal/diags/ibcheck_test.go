@@ -17,6 +17,7 @@ import (
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/mad/madtest"
+	"github.com/rdmakit/rdmakit/perf"
 	"github.com/rdmakit/rdmakit/sim"
 	"github.com/rdmakit/rdmakit/sim/topo"
 )
@@ -365,4 +366,46 @@ func TestIBCheckAllPortSelectEmulation(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	golden(t, "ibcheckerrs", out)
+}
+
+// FuzzCheckThresholds: no threshold file makes the ibcheck family's reader
+// panic; what it takes names PortCounters counters by their IBA names,
+// with the values the file gives.
+func FuzzCheckThresholds(f *testing.F) {
+	for _, s := range []string{
+		"SymbolErrorCounter=10\nLinkDownedCounter=0x10\n",
+		"# comment\n\nportRcvErrors = 5\nRcvErrors=7\nsymbolerrors=017\n",
+		"PortXmitData=1\n",         // a PortCounters counter but not an error
+		"PortXmitDataExtended=1\n", // PortCountersExtended: refused here
+		"XmtWait=18446744073709551615\n",
+		"=\n", "x=1\n", "SymbolErrorCounter=-1\n", "SymbolErrorCounter\n",
+	} {
+		f.Add(s)
+	}
+	names, _ := portCounterNames()
+	ibaName := map[string]bool{}
+	for _, n := range names {
+		ibaName[n] = true
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		th, err := perf.ParseThresholds(strings.NewReader(text), "fuzz")
+		if err != nil {
+			return
+		}
+		m, err := checkThresholds(th, "fuzz")
+		if err != nil {
+			if !strings.Contains(err.Error(), "is not a PortCounters counter") {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			return
+		}
+		if len(m) != len(th.Counters()) {
+			t.Fatalf("%d thresholds of %d", len(m), len(th.Counters()))
+		}
+		for k := range m {
+			if !ibaName[k] {
+				t.Fatalf("threshold %q is not a PortCounters IBA name", k)
+			}
+		}
+	})
 }

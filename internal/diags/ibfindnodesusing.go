@@ -90,13 +90,18 @@ type fnuTopology struct {
 
 type fnuSwitch struct{ guid, desc string }
 
-func parseFNUTopology(text []byte) *fnuTopology {
+// parseFNUTopology reads the topology text (ibnetdiscover -g) as the
+// script does; a line longer than 1 MiB, which no topology has, is an
+// error rather than the silent end of the text.
+func parseFNUTopology(text []byte) (*fnuTopology, error) {
 	t := &fnuTopology{ends: map[string]map[string]fnuLinkEnd{}}
 	inSwitch := false
 	guid := ""
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(nil, 1<<20)
+	n := 0
 	for sc.Scan() {
+		n++
 		line := sc.Text()
 		if m := fnuSwitchMain.FindStringSubmatch(line); m != nil {
 			t.switches = append(t.switches, fnuSwitch{m[1], m[2]})
@@ -125,7 +130,10 @@ func parseFNUTopology(text []byte) *fnuTopology {
 			inSwitch = false
 		}
 	}
-	return t
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("topology text, line %d: %w", n+1, err)
+	}
+	return t, nil
 }
 
 // fnuFormatGUID is the script's format_guid: lower case, and what follows
@@ -303,7 +311,7 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 		return &exitError{err, 1}
 	}
 	e.warnFailures("ibfindnodesusing", r)
-	sn := r.s
+	sn, lost := r.s, r.lost()
 	opt := subnet.TopologyOptions{Group: true}
 	if names != nil {
 		opt.NodeName = func(g iba.GUID, desc string) string { return names.NameBytes(g, []byte(desc)) }
@@ -312,7 +320,10 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 	if err := sn.WriteTopology(&text, opt); err != nil {
 		return &exitError{err, 1}
 	}
-	topo := parseFNUTopology(text.Bytes())
+	topo, err := parseFNUTopology(text.Bytes())
+	if err != nil {
+		return &exitError{err, 1}
+	}
 
 	want := fnuFormatGUID(target)
 	descRE := regexp.MustCompile(`.*` + regexp.QuoteMeta(want) + `\s+.*`)
@@ -330,7 +341,7 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 		if !e.JSON {
 			fmt.Fprintf(e.Stdout, "Switch \"%s\" not found\n   Try running with the \"-R\" or \"-P\" option.\n", want)
 		}
-		return &exitError{fmt.Errorf("switch %q not found", target), 1}
+		return incomplete(&exitError{fmt.Errorf("switch %q not found", target), 1}, lost)
 	}
 	guid, _ := strconv.ParseUint(sw.guid, 16, 64)
 	node := sn.Node(iba.GUID(guid))
@@ -405,13 +416,14 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 			return err
 		}
 	}
+	var failed error
 	if len(res.Errors) > 0 {
 		for _, m := range res.Errors {
 			fmt.Fprintln(e.Stderr, m)
 		}
-		return &exitError{fmt.Errorf("%d forwarding table blocks could not be read", len(res.Errors)), 1}
+		failed = &exitError{fmt.Errorf("%d forwarding table blocks could not be read", len(res.Errors)), 1}
 	}
-	return nil
+	return incomplete(failed, lost)
 }
 
 // fnuSwitchByName finds a switch by its name (node name map or node

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -241,4 +242,55 @@ func TestIBFindNodesUsingPerlNumber(t *testing.T) {
 			t.Errorf("fnuFormatGUID(%q) = %s, want %s", in, got, want)
 		}
 	}
+}
+
+// FuzzFNUTopology: no topology text makes the script's reader panic; the
+// switches and link ends it finds come from lines of the text.
+func FuzzFNUTopology(f *testing.F) {
+	if b, err := os.ReadFile(filepath.Join("testdata", "TestIBNetDiscoverOffline", "dualport.topo")); err == nil {
+		f.Add(string(b))
+	}
+	f.Add("Switch\t8 \"S-0008f10500000000\"\t\t# \"ft-l0-0\" base port 0 lid 1 lmc 0\n" +
+		"[1]\t\"H-0002c90300000000\"[1](2c90300000001) \t\t# \"hca1 HCA-1\" lid 6 4xQDR\n" +
+		"[2][ext 3]\t\"S-0008f10500000004\"[1][ext 1]\t\t# \"ft-l1-0\" lid 2 4xQDR\n" +
+		"\nCa\t1 \"H-0002c90300000000\"\t\t# \"hca1 HCA-1\"\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		topo, err := parseFNUTopology([]byte(text))
+		if err != nil {
+			return
+		}
+		for _, s := range topo.switches {
+			if !strings.Contains(text, "S-"+s.guid) {
+				t.Fatalf("switch %q is not in the text", s.guid)
+			}
+		}
+		for k, ends := range topo.ends {
+			if !strings.HasPrefix(k, "0x") {
+				t.Fatalf("switch key %q", k)
+			}
+			for port, e := range ends {
+				if !strings.Contains(text, "["+port+"]") || !strings.HasPrefix(e.guid, "0x") {
+					t.Fatalf("port %q end %+v", port, e)
+				}
+			}
+		}
+	})
+}
+
+// FuzzFNUHostLine: no list of names makes the script's host list
+// compression panic, and every name's prefix shows in the line.
+func FuzzFNUHostLine(f *testing.F) {
+	for _, s := range []string{"H-1,H-2,H-3", "a,b10,b11,b13", "", "x1e5,x1e6", "h-1,h-01,h-2", "1,2,3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, list string) {
+		names := strings.Split(list, ",")
+		line := fnuHostLine(names)
+		for _, n := range names {
+			m := fnuNameDigits.FindStringSubmatch(n)
+			if p := strings.ReplaceAll(m[1], ",", ""); p != "" && !strings.Contains(line, p) {
+				t.Fatalf("%q: prefix %q missing from %q", names, p, line)
+			}
+		}
+	})
 }

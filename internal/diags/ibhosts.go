@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -45,21 +46,17 @@ func newNodeLister(e *Env, name, what string, kinds ...listKind) *cobra.Command 
 		Use:   name + " [topology-file]",
 		Short: "list the " + what + " nodes of the subnet",
 		Long: name + ` lists the ` + what + ` nodes of the subnet, discovered or read from a
-topology file, as infiniband-diags' ` + name + ` script does.`,
+topology file, as infiniband-diags' ` + name + ` script does. The file may
+also be a cache (ibnetdiscover --cache); a file that is neither is an error.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var text []byte
 			var s *subnet.Subnet
+			var lost error
 			if len(args) == 1 {
-				b, err := os.ReadFile(args[0])
-				if err != nil {
-					return fmt.Errorf("reading %s: %w", args[0], err)
-				}
-				text = b
-				if e.JSON {
-					if s, err = subnet.ReadTopology(bytes.NewReader(b)); err != nil {
-						return err
-					}
+				var err error
+				if text, s, err = readListFile(args[0]); err != nil {
+					return err
 				}
 			} else {
 				df.progressBar = true
@@ -68,7 +65,7 @@ topology file, as infiniband-diags' ` + name + ` script does.`,
 					return err
 				}
 				e.warnFailures(name, r)
-				s = r.s
+				s, lost = r.s, r.lost()
 				var b bytes.Buffer
 				if err := s.WriteTopology(&b, subnet.TopologyOptions{}); err != nil {
 					return err
@@ -80,17 +77,49 @@ topology file, as infiniband-diags' ` + name + ` script does.`,
 				for i, k := range kinds {
 					types[i] = k.nodeType()
 				}
-				return e.writeJSON(name, nodeLinesJSON(s, types...))
+				return incomplete(e.writeJSON(name, nodeLinesJSON(s, types...)), lost)
 			}
 			w := bufio.NewWriter(e.Stdout)
 			for _, k := range kinds {
-				listNodeLines(w, text, k)
+				if err := listNodeLines(w, text, k); err != nil {
+					return err
+				}
 			}
-			return w.Flush()
+			return incomplete(w.Flush(), lost)
 		},
 	}
 	df.register(c, false)
 	return c
+}
+
+// readListFile reads a subnet file as subnet.ReadFile does (within
+// subnet.MaxFileSize, told by its first bytes, strict), so that a file
+// that is not a subnet is an error where the scripts print nothing and
+// exit 0. The text the scripts' awk programs read is the file itself
+// when it is topology text, else the subnet written as such.
+func readListFile(path string) ([]byte, *subnet.Subnet, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading %s: %w", path, err)
+	}
+	defer fh.Close()
+	if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > subnet.MaxFileSize {
+		return nil, nil, fmt.Errorf("loading %s: %w", path, &subnet.SizeError{What: "subnet file", Size: st.Size(), Limit: subnet.MaxFileSize})
+	}
+	// The parser streams; the copy grows only as far as it reads.
+	var text bytes.Buffer
+	s, format, err := subnet.Read(io.TeeReader(fh, &text))
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading %s: %w", path, err)
+	}
+	if format == subnet.FormatTopology {
+		return text.Bytes(), s, nil
+	}
+	text.Reset()
+	if err := s.WriteTopology(&text, subnet.TopologyOptions{}); err != nil {
+		return nil, nil, err
+	}
+	return text.Bytes(), s, nil
 }
 
 var (
@@ -125,7 +154,7 @@ func awkSubstr(s string, m, n int) string {
 }
 
 // listNodeLines applies one script's awk program to the topology text.
-func listNodeLines(w *bufio.Writer, text []byte, k listKind) {
+func listNodeLines(w *bufio.Writer, text []byte, k listKind) error {
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -173,4 +202,5 @@ func listNodeLines(w *bufio.Writer, text []byte, k listKind) {
 			}
 		}
 	}
+	return sc.Err()
 }

@@ -43,7 +43,9 @@ func TestIBHostsAWK(t *testing.T) {
 	for k, w := range want {
 		var b bytes.Buffer
 		bw := bufio.NewWriter(&b)
-		listNodeLines(bw, []byte(text), k)
+		if err := listNodeLines(bw, []byte(text), k); err != nil {
+			t.Fatal(err)
+		}
 		bw.Flush()
 		if b.String() != w {
 			t.Errorf("kind %d:\n--- got\n%s--- want\n%s", k, b.String(), w)
@@ -83,8 +85,33 @@ func TestIBHostsFile(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &doc); err != nil || code != 0 || len(doc.Result) != strings.Count(sw, "\n") {
 		t.Errorf("ibswitches --json (exit %d, %v):\n%s", code, err, js)
 	}
-	if _, _, code := run(t, "", "ibtool", "ibhosts", filepath.Join(dir, "missing")); code == 0 {
-		t.Error("a missing file is not an error")
+	// A cache lists the same nodes as the topology the C tool printed
+	// from it.
+	cache := filepath.Join(dir, "dualport.cache")
+	for _, cmd := range []string{"ibhosts", "ibnodes"} {
+		want, _, _ := run(t, "", "ibtool", cmd, topo)
+		if got, errOut, code := run(t, "", "ibtool", cmd, cache); code != 0 || got != want {
+			t.Errorf("%s on the cache: exit %d, %s\n%s", cmd, code, errOut, firstLines(got, want))
+		}
+	}
+	// A file that is not a subnet is an error naming the file and the
+	// line (the scripts print nothing and exit 0).
+	notTopo := filepath.Join(t.TempDir(), "passwd")
+	if err := os.WriteFile(notTopo, []byte("root:x:0:0:root:/root:/bin/bash\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, msg string }{
+		{filepath.Join(dir, "missing"), "no such file"},
+		{notTopo, notTopo + ": topology line 1: unknown line"},
+		{filepath.Join(dir, "dualport-H.golden"), "topology line 1"},
+		{"/dev/zero", "/dev/zero: topology line 1: binary data"},
+	} {
+		for _, cmd := range []string{"ibhosts", "ibswitches"} {
+			out, errOut, code := run(t, "", "ibtool", cmd, c.file)
+			if code != 1 || out != "" || !strings.Contains(errOut, c.msg) {
+				t.Errorf("%s %s: exit %d, stdout %q, stderr %q; want exit 1 and %q", cmd, c.file, code, out, errOut, c.msg)
+			}
+		}
 	}
 }
 

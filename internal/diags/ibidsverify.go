@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -107,12 +109,42 @@ func (v *idsVerify) insertPortGUID(lid, portGUID, nodeType, nodeGUID string) {
 	}
 }
 
-func (v *idsVerify) run(text []byte) {
+// maxIDsLine bounds a line of the topology text; its lines are under 300
+// bytes.
+const maxIDsLine = 64 << 10
+
+// idsTextError is topology text the script's patterns cannot be trusted
+// with.
+type idsTextError struct {
+	file string
+	line int
+	msg  string
+}
+
+func (e *idsTextError) Error() string {
+	return fmt.Sprintf("ibnet topology %s: line %d: %s", e.file, e.line, e.msg)
+}
+
+// run reads the topology text from r, within subnet.MaxFileSize, through
+// the script's patterns. The patterns skip what they do not match, so the
+// text is checked for what would make them read nothing or garbage: a NUL
+// byte (a cache or other binary file), a line over maxIDsLine, more than
+// subnet.MaxFileSize bytes, no node line at all.
+func (v *idsVerify) run(r io.Reader, name string) error {
+	lr := &io.LimitedReader{R: r, N: subnet.MaxFileSize + 1}
 	var nodeType, nodeGUID, portGUID, lid, firstPort string
-	sc := bufio.NewScanner(bytes.NewReader(text))
-	sc.Buffer(nil, 1<<20)
+	sc := bufio.NewScanner(lr)
+	sc.Buffer(make([]byte, 0, 4096), maxIDsLine)
+	n, nodes := 0, 0
 	for sc.Scan() {
+		n++
 		line := sc.Text()
+		if strings.IndexByte(line, 0) >= 0 {
+			return &idsTextError{name, n, "binary data (a NUL byte): not ibnetdiscover's text; give a cache with --load-cache"}
+		}
+		if strings.HasPrefix(line, "Switch") || strings.HasPrefix(line, "Ca") || strings.HasPrefix(line, "Rt") {
+			nodes++
+		}
 		if m := idsCAGUID.FindStringSubmatch(line); m != nil {
 			nodeGUID, nodeType = m[1], ""
 		}
@@ -153,6 +185,17 @@ func (v *idsVerify) run(text []byte) {
 			}
 		}
 	}
+	switch err := sc.Err(); {
+	case errors.Is(err, bufio.ErrTooLong):
+		return &idsTextError{name, n + 1, fmt.Sprintf("longer than %d bytes: not ibnetdiscover's text", maxIDsLine)}
+	case err != nil:
+		return fmt.Errorf("ibnet topology %s: after line %d: %w", name, n, err)
+	case lr.N <= 0:
+		return fmt.Errorf("ibnet topology %s: %w", name, &subnet.SizeError{What: "topology text", Size: -1, Limit: subnet.MaxFileSize})
+	case nodes == 0:
+		return &idsTextError{name, n, "no node (Switch, Ca or Rt line): not ibnetdiscover's text"}
+	}
+	return nil
 }
 
 // lidOverlaps is python-rdma's LMC-aware check: every end port owns
@@ -199,15 +242,21 @@ gives end ports (IBA 7.11.1) for overlaps, which base LIDs alone miss.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var text bytes.Buffer
+			input, name := io.Reader(&text), "from the discovery"
+			if topoFile != "" {
+				name = topoFile
+			}
 			var overlaps []string
+			var lost error
 			if topoFile != "" {
 				// The script's own input: a subnet with duplicate GUIDs
 				// does not load into a database keyed by GUID.
-				b, err := os.ReadFile(topoFile)
+				fh, err := os.Open(topoFile)
 				if err != nil {
 					return &exitError{fmt.Errorf("Failed to open ibnet topology: %w", err), 1}
 				}
-				text.Write(b)
+				defer fh.Close()
+				input = fh
 			} else {
 				df.progressBar = true
 				r, err := e.discover(&df, nil)
@@ -219,13 +268,16 @@ gives end ports (IBA 7.11.1) for overlaps, which base LIDs alone miss.
 					return &exitError{err, 1}
 				}
 				e.warnFailures("ibidsverify", r)
+				lost = r.lost()
 				if err := r.s.WriteTopology(&text, subnet.TopologyOptions{Group: true}); err != nil {
 					return err
 				}
 				overlaps = lidOverlaps(r.s)
 			}
 			v := &idsVerify{lids: map[string]idsRecord{}, nodeGUIDs: map[string]idsRecord{}, portGUIDs: map[string]idsRecord{}}
-			v.run(text.Bytes())
+			if err := v.run(input, name); err != nil {
+				return incomplete(&exitError{err, 1}, lost)
+			}
 			res := &IDsVerifyResult{Problems: []string{}, Overlaps: overlaps}
 			for _, l := range v.out {
 				res.Problems = append(res.Problems, l[:len(l)-1])
@@ -235,7 +287,7 @@ gives end ports (IBA 7.11.1) for overlaps, which base LIDs alone miss.
 			}
 			if e.JSON {
 				if err := e.writeJSON("ibidsverify", res); err != nil {
-					return err
+					return incomplete(err, lost)
 				}
 			} else {
 				for _, l := range v.out {
@@ -245,10 +297,11 @@ gives end ports (IBA 7.11.1) for overlaps, which base LIDs alone miss.
 					fmt.Fprintln(e.Stdout, l)
 				}
 			}
+			var failed error
 			if v.failed || len(res.Overlaps) > 0 {
-				return &exitError{errors.New(strconv.Itoa(len(res.Problems)+len(res.Overlaps)) + " problems found"), 1}
+				failed = &exitError{errors.New(strconv.Itoa(len(res.Problems)+len(res.Overlaps)) + " problems found"), 1}
 			}
-			return nil
+			return incomplete(failed, lost)
 		},
 	}
 	fl := c.Flags()

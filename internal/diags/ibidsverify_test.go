@@ -105,3 +105,53 @@ func TestIBIDsVerifyLMC(t *testing.T) {
 		t.Errorf("overlaps %q", got)
 	}
 }
+
+// TestIBIDsVerifyTopologyInput: --topology text the script's patterns
+// would read as nothing (another file, binary data, a device) is an error
+// with the file and line, where the script finds no problem and exits 0.
+func TestIBIDsVerifyTopologyInput(t *testing.T) {
+	dir := t.TempDir()
+	passwd := filepath.Join(dir, "passwd")
+	if err := os.WriteFile(passwd, []byte("root:x:0:0:root:/root:/bin/bash\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(dir, "long")
+	if err := os.WriteFile(long, []byte("# a comment\n"+strings.Repeat("#", 70000)+"\nSwitch 8 \"S-1\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	offline := filepath.Join("testdata", "TestIBNetDiscoverOffline")
+	for _, c := range []struct{ file, msg string }{
+		{passwd, passwd + ": line 1: no node"},
+		{long, long + ": line 2: longer than 65536 bytes"},
+		{"/dev/zero", "/dev/zero: line 1: longer than 65536 bytes"},
+		{filepath.Join(offline, "dualport.cache"), ": line 1: binary data"},
+		{filepath.Join(dir, "missing"), "Failed to open ibnet topology"},
+	} {
+		out, errOut, code := run(t, "", "ibtool", "ibidsverify", "--topology", c.file)
+		if code != 1 || out != "" || !strings.Contains(errOut, c.msg) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and %q", c.file, code, out, errOut, c.msg)
+		}
+	}
+	if out, errOut, code := run(t, "", "ibtool", "ibidsverify", "--topology", filepath.Join(offline, "dualport.topo")); code != 0 {
+		t.Errorf("a topology file: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// FuzzIDsVerify: no topology text makes the script's reader panic, and
+// it reports a problem only by setting failed.
+func FuzzIDsVerify(f *testing.F) {
+	if b, err := os.ReadFile(filepath.Join("testdata", "TestIBNetDiscoverOffline", "dualport.topo")); err == nil {
+		f.Add(string(b))
+	}
+	f.Add("switchguid=0x1(1)\nSwitch\t8 \"S-0000000000000001\"\t\t# \"s\" base port 0 lid 0 lmc 0\n")
+	f.Add("caguid=0x2\nCa\t1 \"H-0000000000000002\"\t\t# \"h\"\n[1](3) \t\"S-0000000000000001\"[1]\t\t# lid 0 lmc 0 \"s\" lid 0 4xQDR\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		v := &idsVerify{lids: map[string]idsRecord{}, nodeGUIDs: map[string]idsRecord{}, portGUIDs: map[string]idsRecord{}}
+		if err := v.run(strings.NewReader(text), "fuzz"); err != nil {
+			return
+		}
+		if len(v.out) > 0 && !v.failed {
+			t.Fatalf("problems %q without failing", v.out)
+		}
+	})
+}

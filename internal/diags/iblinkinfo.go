@@ -213,7 +213,7 @@ func runIBLinkInfo(e *Env, cmd *cobra.Command, f *linkInfoFlags) error {
 		}
 		if p == nil || (onlyType != 0 && p.Node.Type != onlyType) {
 			fmt.Fprintf(e.Stderr, "Failed to find port: %s\n", what)
-			return lw.finish(e, r)
+			return incomplete(lw.finish(e, r), r.lost())
 		}
 		only = p.Node
 	}
@@ -234,7 +234,7 @@ func runIBLinkInfo(e *Env, cmd *cobra.Command, f *linkInfoFlags) error {
 			return err
 		}
 	}
-	return lw.finish(e, r)
+	return incomplete(lw.finish(e, r), r.lost())
 }
 
 // liWriter prints nodes and ports as iblinkinfo.c does and records them

@@ -129,7 +129,7 @@ Extensions: --discovery LID|SA, partial scans from -G/-D limited by --hops,
 					return &exitError{fmt.Errorf("caching ibnetdiscover data failed: %w", err), 255}
 				}
 			}
-			return nil
+			return incomplete(nil, r.lost())
 		},
 	}
 	fl := c.Flags()

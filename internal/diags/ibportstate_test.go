@@ -139,3 +139,30 @@ func TestIBPortStateOps(t *testing.T) {
 		t.Error("MlnxExtPortInfo support by device ID")
 	}
 }
+
+// FuzzIBPortStateOps: ibportstate's operations never panic the reader; it
+// takes one state op at most and only values in the C tool's ranges.
+func FuzzIBPortStateOps(f *testing.F) {
+	for _, s := range []string{
+		"", "query", "enable", "disable reset", "speed 15", "speed 16", "espeed 31", "fdr10 1", "width 255", "width 32",
+		"vls 5", "vls 0", "mtu 3", "lid 0xbfff", "lid 0xc000", "smlid 1", "lmc 7", "mkey 0xffffffffffffffff", "mkey x",
+		"mkeylease 65535", "mkeyprot 3", "speed", "arm active", "bogus", "down lid 5 lmc 1",
+	} {
+		f.Add(s)
+	}
+	limit := map[string]uint64{"speed": 15, "espeed": 31, "fdr10": 1, "vls": 5, "mtu": 5, "lid": 0xbfff, "smlid": 0xbfff, "lmc": 7, "mkeylease": 0xffff, "mkeyprot": 3}
+	f.Fuzz(func(t *testing.T, s string) {
+		op, values, err := parsePortOps(fuzzWords(s, 12))
+		if err != nil {
+			return
+		}
+		if !contains(portStateOps, op) {
+			t.Fatalf("%q: op %q", s, op)
+		}
+		for k, v := range values {
+			if l, ok := limit[k]; ok && v > l || k == "width" && v > 31 && v != 255 {
+				t.Fatalf("%q: %s %d out of range", s, k, v)
+			}
+		}
+	})
+}

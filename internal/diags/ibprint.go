@@ -85,12 +85,13 @@ func newIBPrintWith(e *Env, name, what string, typ iba.NodeType, open func() (*s
 			for _, fl := range rep.Failures {
 				fmt.Fprintf(e.Stderr, "%s: warning: %v\n", name, fl)
 			}
+			lost := rep.Incomplete(sn)
 			if list {
-				return printNodeList(e, name, sn, typ)
+				return incomplete(printNodeList(e, name, sn, typ), lost)
 			}
 			n := sn.Node(guid)
 			if n == nil {
-				return fmt.Errorf("could not find node %v", guid)
+				return incomplete(fmt.Errorf("could not find node %v", guid), lost)
 			}
 			if n.Type != typ {
 				return fmt.Errorf("node %v is a %s, not a %s", guid, pyNodeType(n.Type), pyNodeType(typ))
@@ -100,10 +101,10 @@ func newIBPrintWith(e *Env, name, what string, typ iba.NodeType, open func() (*s
 				return err
 			}
 			if e.JSON {
-				return e.writeJSON(name, st)
+				return incomplete(e.writeJSON(name, st), lost)
 			}
 			_, err = fmt.Fprint(e.Stdout, st.Text)
-			return err
+			return incomplete(err, lost)
 		},
 	}
 	c.Flags().BoolVarP(&list, "list", "l", false, "list every "+what)

@@ -556,7 +556,8 @@ func (q *qeRun) dataText(n *perf.NodeResult, pr *perf.PortResult, nonzero bool, 
 }
 
 // render prints what the sweep read in the C tool's order, then the
-// summary; exit status 1 when a port has errors.
+// summary; exit status 1 when a port has errors, exitIncomplete when a
+// node or counter could not be read.
 func (q *qeRun) render(res *perf.SweepResult, r *discoverResult) error {
 	var b strings.Builder
 	var sum QESummary
@@ -685,10 +686,22 @@ func (q *qeRun) render(res *perf.SweepResult, r *discoverResult) error {
 	if err != nil {
 		return err
 	}
+	var failed error
 	if sum.BadPorts != 0 {
-		return &exitError{fmt.Errorf("%d ports have errors beyond threshold", sum.BadPorts), 1}
+		failed = &exitError{fmt.Errorf("%d ports have errors beyond threshold", sum.BadPorts), 1}
 	}
-	return nil
+	// What was not read: nodes the discovery lost, counters that did not
+	// answer (the C tool's "PMA query failures", which it only counts).
+	lost := r.lost()
+	if sum.PMAQueryFailures != 0 {
+		pma := fmt.Errorf("%d PMA queries failed", sum.PMAQueryFailures)
+		if lost == nil {
+			lost = pma
+		} else {
+			lost = fmt.Errorf("%w; %w", lost, pma)
+		}
+	}
+	return incomplete(failed, lost)
 }
 
 // portConfig is print_port_config (-r): iblinkinfo's port line after

@@ -145,8 +145,8 @@ func runIBTracert(e *Env, f *ibtracertFlags, multicast bool, args []string) erro
 	if f.brief {
 		tr.dump = 1
 	}
-	if e.Timeout > 0 {
-		tr.timeout = time.Duration(e.Timeout) * time.Millisecond
+	if tr.timeout, err = e.madTimeout(); err != nil {
+		return err
 	}
 	if multicast {
 		tr.multicast = true
@@ -179,23 +179,29 @@ func runIBTracert(e *Env, f *ibtracertFlags, multicast bool, args []string) erro
 		defer file.Close()
 		res.PortsFile = f.portsFile
 		line := 0
-		for sc := bufio.NewScanner(file); sc.Scan(); {
+		sc := bufio.NewScanner(file)
+		sc.Buffer(make([]byte, 0, 4096), maxPortsLine)
+		for sc.Scan() {
 			line++
-			text := sc.Text()
-			t := strings.TrimSpace(text)
-			if t == "" || t[0] == '#' {
+			src, dst, ok, why := portsFileLine(sc.Text())
+			if why != "" {
+				return fail(fmt.Sprintf("ports-file, %s, at line %d contains bad data: %s", f.portsFile, line, why))
+			}
+			if !ok {
 				continue
 			}
-			fields := strings.Fields(text)
-			if len(fields) < 2 {
-				return fail(fmt.Sprintf("ports-file, %s, at line %d contains bad data", f.portsFile, line))
-			}
 			res.Pairs++
-			rt, err := tr.getRoute(clip20(fields[0]), clip20(fields[1]))
+			rt, err := tr.getRoute(src, dst)
 			res.Routes = append(res.Routes, rt)
 			if err != nil {
 				return traceErr(err, fail, fmt.Sprintf("Failed to get route information at line %d", line))
 			}
+		}
+		switch err := sc.Err(); {
+		case errors.Is(err, bufio.ErrTooLong):
+			return fail(fmt.Sprintf("ports-file, %s, at line %d contains bad data: longer than %d bytes", f.portsFile, line+1, maxPortsLine))
+		case err != nil:
+			return fail(fmt.Sprintf("ports-file, %s: reading after line %d: %v", f.portsFile, line, err))
 		}
 		fmt.Fprintf(tr.out, "%d lid/guid pairs processed from %s\n", res.Pairs, f.portsFile)
 	}
@@ -214,12 +220,27 @@ func traceErr(err error, fail func(string) error, msg string) error {
 	return fail(msg)
 }
 
-// clip20 is sscanf's %20s.
-func clip20(s string) string {
-	if len(s) > 20 {
-		return s[:20]
+// maxPortsLine bounds a line of --ports-file: two addresses and perhaps a
+// comment.
+const maxPortsLine = 64 << 10
+
+// portsFileLine reads one line of --ports-file: blank or a comment (ok
+// false), or a source and a destination address, which a comment may
+// follow. Where the C tool reads the first two words of any line (and cuts
+// each at 20 characters), anything else is bad data, why says what.
+func portsFileLine(text string) (src, dst string, ok bool, why string) {
+	if strings.IndexByte(text, 0) >= 0 {
+		return "", "", false, "binary data (a NUL byte)"
 	}
-	return s
+	text, _, _ = strings.Cut(text, "#")
+	fields := strings.Fields(text)
+	switch len(fields) {
+	case 0:
+		return "", "", false, ""
+	case 2:
+		return fields[0], fields[1], true, ""
+	}
+	return "", "", false, fmt.Sprintf("%d words, want a source and a destination address", len(fields))
 }
 
 // tracer is one ibtracert run: its flags and the state the C tool keeps

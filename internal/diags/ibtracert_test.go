@@ -62,7 +62,7 @@ func TestIBTracertLive(t *testing.T) {
 	t.Run("ports-file", func(t *testing.T) {
 		dir := t.TempDir()
 		good := filepath.Join(dir, "pairs")
-		text := "# pairs\n\n" + lids[0] + " " + lids[2] + "\n   \n" + lids[3] + "\t" + lids[1] + " trailing\n"
+		text := "# pairs\n\n" + lids[0] + " " + lids[2] + "\n   \n" + lids[3] + "\t" + lids[1] + " # a comment\n"
 		bad := filepath.Join(dir, "bad")
 		for p, s := range map[string]string{good: text, bad: lids[0] + " " + lids[1] + "\nonlyone\n"} {
 			if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
@@ -72,6 +72,23 @@ func TestIBTracertLive(t *testing.T) {
 		l.compareAll(t, "ibtracert", [][]string{
 			{"--ports-file", good}, {"-n", "--ports-file", good}, {"--ports-file", bad}, {"--ports-file", filepath.Join(dir, "none")},
 		})
+		// Where the C tool reads the first two words of a line and cuts
+		// an overlong line into pieces, ours stops at the line
+		// (docs/ibtool.md).
+		pair := lids[0] + " " + lids[2] + "\n"
+		for _, c := range []struct{ text, msg string }{
+			{pair + lids[3] + " " + lids[1] + " " + lids[2] + "\n", "at line 2 contains bad data: 3 words"},
+			{"# " + strings.Repeat("x", 70000) + "\n" + pair, "at line 1 contains bad data: longer than 65536 bytes"},
+			{pair + "\x00\x00\n", "at line 2 contains bad data: binary data"},
+		} {
+			p := filepath.Join(dir, "strict")
+			if err := os.WriteFile(p, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, errOut, code := l.ours(t, "ibtracert", "--ports-file", p); code != 255 || !strings.Contains(errOut, c.msg) {
+				t.Errorf("ports-file %.40q: exit %d, stderr %q; want 255 and %q", c.text, code, errOut, c.msg)
+			}
+		}
 	})
 	t.Run("node-name-map", func(t *testing.T) {
 		m := filepath.Join(t.TempDir(), "names")
@@ -104,6 +121,26 @@ func TestIBTracertLive(t *testing.T) {
 		}
 		if got := strings.Join(kinds, " "); !strings.HasPrefix(got, "from:") || !strings.HasSuffix(got, "to:H-4") {
 			t.Errorf("hops %s", got)
+		}
+	})
+}
+
+// FuzzPortsFileLine: no line makes the ports-file reader panic; a pair
+// it takes is two words of the line before any comment.
+func FuzzPortsFileLine(f *testing.F) {
+	for _, s := range []string{"4 16", "# c", "", "  ", "1\t2 # c", "1 2 3", "0x0002c90300a00001 0x0002c90300c00011", "1#2 3", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		src, dst, ok, why := portsFileLine(line)
+		if ok && why != "" || !ok && (src != "" || dst != "") {
+			t.Fatalf("%q: %q %q %v %q", line, src, dst, ok, why)
+		}
+		if ok {
+			before, _, _ := strings.Cut(line, "#")
+			if w := strings.Fields(before); len(w) != 2 || w[0] != src || w[1] != dst {
+				t.Fatalf("%q: read as %q %q", line, src, dst)
+			}
 		}
 	})
 }

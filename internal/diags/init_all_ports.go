@@ -45,10 +45,13 @@ func runInitAllPorts(e *Env) error {
 		return err
 	}
 	defer s.Close()
-	sn, _, err := subnet.Discover(e.Ctx, s.mc, subnet.DiscoverOptions{LocalLID: s.local.LID})
+	sn, rep, err := subnet.Discover(e.Ctx, s.mc, subnet.DiscoverOptions{LocalLID: s.local.LID})
 	if err != nil {
 		return fmt.Errorf("discovering the subnet: %w", err)
 	}
+	// The ports of nodes the discovery lost are not reset: the run is
+	// partial.
+	lost := rep.Incomplete(sn)
 	res := &InitAllPortsResult{Ports: []PortStateChange{}}
 	var text strings.Builder
 	nodes := sn.Nodes()
@@ -81,8 +84,8 @@ func runInitAllPorts(e *Env) error {
 		}
 	}
 	if e.JSON {
-		return e.writeJSON("init_all_ports", res)
+		return incomplete(e.writeJSON("init_all_ports", res), lost)
 	}
 	_, err = fmt.Fprint(e.Stdout, text.String())
-	return err
+	return incomplete(err, lost)
 }

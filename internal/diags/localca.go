@@ -3,6 +3,7 @@ package diags
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,14 +34,21 @@ type caView struct {
 	ports []string          // the entries of ports/, in the shell's glob order
 }
 
-// read returns a file's contents as read(2) gives them; ok is false when the
-// file cannot be read.
+// read returns a file's contents as read(2) gives them, at most a page (a
+// sysfs attribute's size; libibumad reads 256 bytes of it): a sysfs root
+// that points at something else is not read to its end. ok is false when
+// the file cannot be read.
 func (c *caView) read(rel string) (string, bool) {
 	if c.dir == "" {
 		s, ok := c.files[rel]
 		return s, ok
 	}
-	b, err := os.ReadFile(filepath.Join(c.dir, filepath.FromSlash(rel)))
+	f, err := os.Open(filepath.Join(c.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
 	if err != nil {
 		return "", false
 	}

@@ -465,3 +465,28 @@ func TestPerfQueryLive(t *testing.T) {
 		}
 	})
 }
+
+// FuzzPerfQueryPorts: perfquery's port argument (a number, a list or a
+// range) never panics the reader, names at most maxPortList ports, and a
+// list starts with the port it returns; a range counts up by one.
+func FuzzPerfQueryPorts(f *testing.F) {
+	for _, s := range []string{"1", "1,2,3", "1-4", "4-1", "1-255", "0-300", ",", "1,,2", "-", "0x10-0x12", "-5-3", "1-2-3", "2147483647-2147483648", "a,b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		port, list, err := parsePorts(arg)
+		if err != nil {
+			return
+		}
+		if len(list) > maxPortList || len(list) > 0 && port != list[0] {
+			t.Fatalf("%q: port %d, %d ports %v", arg, port, len(list), list)
+		}
+		if !strings.Contains(arg, ",") && strings.Contains(arg, "-") {
+			for i := 1; i < len(list); i++ {
+				if list[i] != list[i-1]+1 {
+					t.Fatalf("%q: range %v", arg, list)
+				}
+			}
+		}
+	})
+}

@@ -37,6 +37,21 @@ func portidString(p ibpath.Path) string {
 // commas.
 var drList = regexp.MustCompile(`^[0-9]+(,[0-9]+)*,?$`)
 
+// parseDRList reads a DR path as libibmad's str2drpath does: port numbers
+// and commas, each number cut to a byte; ok is false for anything else,
+// which the caller then reads as a path of another kind. A route too long
+// for an SMP fails when the SMP is built, as the op's failure.
+func parseDRList(arg string) (hops []byte, ok bool) {
+	if !drList.MatchString(arg) {
+		return nil, false
+	}
+	for _, h := range strings.Split(strings.TrimSuffix(arg, ","), ",") {
+		n, _ := strconv.ParseUint(h, 10, 64) // atoi, cast to uint8
+		hops = append(hops, byte(n))
+	}
+	return hops, true
+}
+
 // setMKey puts an --m_key into the SMPs sent to p (none for 0).
 func setMKey(p ibpath.Path, k uint64) {
 	if k == 0 {
@@ -59,15 +74,10 @@ func resolveSMPDest(s *session, arg string, a *addrFlags) (ibpath.Path, error) {
 	if _, err := a.mode(); err != nil {
 		return nil, err
 	}
-	if a.direct && drList.MatchString(arg) {
-		// str2drpath takes any list of numbers; a route too long for an
-		// SMP fails when the SMP is built, as the op's failure.
-		var hops []byte
-		for _, h := range strings.Split(strings.TrimSuffix(arg, ","), ",") {
-			n, _ := strconv.ParseUint(h, 10, 64) // atoi, cast to uint8
-			hops = append(hops, byte(n))
+	if a.direct {
+		if hops, ok := parseDRList(arg); ok {
+			return ibpath.NewDR(hops...), nil
 		}
-		return ibpath.NewDR(hops...), nil
 	}
 	p, err := s.smpTarget(arg, a)
 	if err != nil {

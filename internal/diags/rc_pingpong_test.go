@@ -1,11 +1,15 @@
 package diags
 
 import (
+	"bufio"
+	"bytes"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmakit/rdmakit/verbs"
 )
@@ -61,5 +65,26 @@ func TestPingpongNoLibibverbs(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestPingpongNoLibibverbs") {
 		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+// TestBWConnLineBound: rdma_bw's side channel reads a document per line
+// and stops a peer that sends a line longer than bwMaxLine without
+// buffering it.
+func TestBWConnLineBound(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	go func() {
+		b.Write([]byte(`{"ready":true}` + "\n"))
+		b.Write(bytes.Repeat([]byte("x"), 64<<10))
+	}()
+	c := &bwConn{c: a, r: bufio.NewReaderSize(a, bwMaxLine)}
+	var ready map[string]bool
+	if err := c.recv(&ready, 5*time.Second); err != nil || !ready["ready"] {
+		t.Fatalf("first line: %v %v", ready, err)
+	}
+	if err := c.recv(&ready, 5*time.Second); err == nil || !strings.Contains(err.Error(), "a line longer than 4096 bytes") {
+		t.Fatalf("an endless line: %v", err)
 	}
 }

@@ -167,15 +167,21 @@ func (b *bwConn) send(v any) error {
 	return err
 }
 
-// recv reads one line into v; wait bounds the wait for it.
+// bwMaxLine bounds a line of the side channel; its documents are under
+// 300 bytes.
+const bwMaxLine = 4096
+
+// recv reads one line into v; wait bounds the wait for it. The reader's
+// buffer is the bound: a peer that sends more without a newline is cut
+// off there, not buffered.
 func (b *bwConn) recv(v any, wait time.Duration) error {
 	_ = b.c.SetReadDeadline(time.Now().Add(wait))
-	line, err := b.r.ReadBytes('\n')
+	line, err := b.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return fmt.Errorf("reading from the peer: a line longer than %d bytes", bwMaxLine)
+	}
 	if err != nil {
 		return fmt.Errorf("reading from the peer: %w", err)
-	}
-	if len(line) > 4096 {
-		return errors.New("reading from the peer: line too long")
 	}
 	if err := json.Unmarshal(line, v); err != nil {
 		return fmt.Errorf("reading from the peer: %w", err)
@@ -192,7 +198,7 @@ func bwDial(ctx context.Context, o bwOptions) (*bwConn, error) {
 		if err != nil {
 			return nil, fmt.Errorf("couldn't connect to %s:%d: %w", o.Server, o.Port, err)
 		}
-		return &bwConn{c: c, r: bufio.NewReader(c)}, nil
+		return &bwConn{c: c, r: bufio.NewReaderSize(c, bwMaxLine)}, nil
 	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", ":"+strconv.Itoa(o.Port))
@@ -209,7 +215,7 @@ func bwDial(ctx context.Context, o bwOptions) (*bwConn, error) {
 		}
 		return nil, fmt.Errorf("accept() failed: %w", err)
 	}
-	return &bwConn{c: c, r: bufio.NewReader(c)}, nil
+	return &bwConn{c: c, r: bufio.NewReaderSize(c, bwMaxLine)}, nil
 }
 
 func rdmaBW(ctx context.Context, e *Env, vc *verbs.Context, o bwOptions) (*RDMABWResult, error) {

@@ -329,18 +329,27 @@ Supported query names (and aliases):
 }
 
 // promptIfNotHex is saquery's getpass: a key option whose value does not
-// start with a hex digit asks for the value, here read as a line of stdin.
+// start with a hex digit asks for the value, here read as a line of stdin
+// of at most maxPromptLine bytes.
 func (e *Env) promptIfNotHex(s, prompt string) (string, error) {
 	if s != "" && strings.ContainsRune("0123456789abcdefABCDEF", rune(s[0])) {
 		return s, nil
 	}
 	fmt.Fprint(e.Stderr, prompt)
-	line, err := bufio.NewReader(e.Stdin).ReadString('\n')
+	what := strings.TrimSuffix(prompt, ": ")
+	line, err := bufio.NewReader(io.LimitReader(e.Stdin, maxPromptLine+1)).ReadString('\n')
 	if err != nil && line == "" {
-		return "", fmt.Errorf("cannot get %s", strings.TrimSuffix(prompt, ": "))
+		return "", fmt.Errorf("cannot get %s", what)
+	}
+	if err != nil && len(line) > maxPromptLine {
+		return "", fmt.Errorf("cannot get %s: a line longer than %d bytes", what, maxPromptLine)
 	}
 	return strings.TrimRight(line, "\r\n"), nil
 }
+
+// maxPromptLine bounds the line promptIfNotHex reads: a key is 16 hex
+// digits.
+const maxPromptLine = 4096
 
 // parseInet6 is inet_pton(AF_INET6): IPv6 text only, no zone.
 func parseInet6(s string) (iba.GID, error) {

@@ -634,3 +634,40 @@ func TestSAQueryReportErr(t *testing.T) {
 		}
 	}
 }
+
+// TestSAQueryKeyPrompt: a key read from standard input (getpass) is one
+// line of at most maxPromptLine bytes; an endless line is not buffered.
+func TestSAQueryKeyPrompt(t *testing.T) {
+	for _, c := range []struct{ in, want, err string }{
+		{"0x12\nrest", "0x12", ""},
+		{"0x12", "0x12", ""},
+		{"", "", "cannot get SM_Key"},
+		{strings.Repeat("1", maxPromptLine) + "\n", strings.Repeat("1", maxPromptLine), ""},
+		{strings.Repeat("1", 10*maxPromptLine), "", "a line longer than 4096 bytes"},
+	} {
+		e := &Env{Stdin: strings.NewReader(c.in), Stderr: io.Discard}
+		got, err := e.promptIfNotHex("x", "SM_Key: ")
+		if got != c.want || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%.20q: %.20q, %v; want %.20q, %q", c.in, got, err, c.want, c.err)
+		}
+	}
+}
+
+// FuzzSAQueryArgs runs saquery with the fuzzer's words as its arguments
+// on an in-process fabric and its SA: no command line makes it panic, hang
+// or end with a status it does not document.
+func FuzzSAQueryArgs(f *testing.F) {
+	for _, s := range []string{
+		"", "NR", "NR 1", "NR 0x0002c90300000001", "NR hca1", "PR 1 2", "-p --slid 1 --dlid 2", "--src-to-dst 1:2",
+		"--src-to-dst hca1:hca2", "--sgid-to-dgid fe80::2:c903:0:1-fe80::2:c903:0:3", "LR 1 1", "-x", "PIR 2 1", "SL2VL 2 1 0",
+		"VLA 2 1 0", "PKTR 2 1 0", "SWIR 2", "LFTR 2 0", "MFTR 2 0 0", "GIR 2 0", "SMIR", "IIR", "-s", "-g", "-m", "-m 0xc000",
+		"MCMR --mlid 0xc000", "-L hca1", "-l hca1", "-G hca1", "-O 1", "-U 0x0002c90300000001", "-D", "-c", "-S", "-I",
+		"--smkey 0x1 NR", "--pkey 0xffff PR 1 2", "--qkey 0x80010000 MCMR", "-n 99 -r 1 PR 1 2", "--sgid ::1 PR", "PR 1:2 x",
+		"-K -m", "--mgid ff12:401b:ffff::1 MCMR", "ClassPortInfo", "NR -- -1", "LR 0x10000 300",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fuzzCommand(t, append([]string{"saquery"}, fuzzWords(s, 8)...)...)
+	})
+}

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rdmakit/rdmakit/ibpath"
 )
 
 // TestSMPDumpLive compares smpdump with the C smpdump on the ibsim floor:
@@ -51,4 +53,37 @@ func TestSMPDumpXDump(t *testing.T) {
 	if _, ok := cDRPath(""); ok {
 		t.Error("an empty DR path parsed")
 	}
+}
+
+// FuzzDRList: the DR path readers of smpquery -D (libibmad's str2drpath)
+// and smpdump -D (its own str2DRPath) never panic; the first takes port
+// numbers and commas only, one hop a number, each cut to a byte.
+func FuzzDRList(f *testing.F) {
+	for _, s := range []string{"0", "0,1", "0,1,", ",", "0,,1", "0,300", "0,-1", "a,b", "0,1,2,3,4,5,6,7,8,9", "99999999999999999999999", " 1", "1 ,2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		hops, ok := parseDRList(s)
+		if ok != drList.MatchString(s) {
+			t.Fatalf("%q: ok %v, the pattern says %v", s, ok, !ok)
+		}
+		if ok {
+			words := strings.Split(strings.TrimSuffix(s, ","), ",")
+			if len(hops) != len(words) {
+				t.Fatalf("%q: %d hops for %d numbers", s, len(hops), len(words))
+			}
+			for i, w := range words {
+				if n, err := strconv.ParseUint(w, 10, 8); err == nil && hops[i] != byte(n) {
+					t.Fatalf("%q: hop %d is %d, want %d", s, i, hops[i], n)
+				}
+			}
+			if p := ibpath.NewDR(hops...); portidString(p) == "" {
+				t.Fatalf("%q: no name", s)
+			}
+		}
+		dh, ok := cDRPath(s)
+		if ok != (len(dh) > 0) || len(dh) > strings.Count(s, ",")+1 {
+			t.Fatalf("%q: smpdump reads %v (%v)", s, dh, ok)
+		}
+	})
 }

@@ -327,3 +327,23 @@ func TestSMPQueryUsage(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSMPQueryArgs runs smpquery with the fuzzer's words as its arguments
+// on an in-process fabric: no op, destination (a DR list with -D, -c's
+// LID and path, a LID, a GUID) or op parameter makes it panic, hang or end
+// with a status it does not document.
+func FuzzSMPQueryArgs(f *testing.F) {
+	for _, s := range []string{
+		"nodeinfo 1", "-D nodeinfo 0", "-D NI 0,1", "-D NI 0,1,", "-D portinfo 0,1 1", "-D ND 0,1,3", "-D nodeinfo ,",
+		"-D nodeinfo 0,300", "-D nodeinfo 0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1",
+		"-c nodeinfo 1 0,1", "-c NI 65535 0", "nodedesc 1", "pkeys 1 1", "pkeys 2 0", "sl2vl 2 1", "vlarb 1 1", "guidinfo 1",
+		"switchinfo 2", "SI 1", "mlnxextportinfo 1 1", "PIE 1 1", "PortInfoExtended 2 1", "-G nodeinfo 0x0002c90300000001",
+		"-L nodeinfo 1", "-x portinfo 2 5", "-K portinfo 1 1", "-D -L NI 1", "NI 0xffff", "NI -1", "portinfo 1 -1", "portinfo 1 999",
+		"pkeys 1 1 9", "vlarb 2 0", "bogus 1", "NI", "-y 0x1 NI 1", "-y x NI 1", "NI 1(2)", "NI 'IBPath(DLID=1)'",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fuzzCommand(t, append([]string{"smpquery"}, fuzzWords(s, 6)...)...)
+	})
+}

@@ -91,6 +91,7 @@ caches or topology files; without CURRENT the subnet is discovered.`,
 				return err
 			}
 			var cur *subnet.Subnet
+			var lost error
 			if len(args) == 2 {
 				if cur, err = loadSubnetFile(args[1]); err != nil {
 					return err
@@ -102,13 +103,13 @@ caches or topology files; without CURRENT the subnet is discovered.`,
 					return err
 				}
 				e.warnFailures("subnet_diff", r)
-				cur = r.s
+				cur, lost = r.s, r.lost()
 			}
 			res := compareSubnets(ref, cur)
 			if e.JSON {
-				return e.writeJSON("subnet_diff", res)
+				return incomplete(e.writeJSON("subnet_diff", res), lost)
 			}
-			return renderSubnetDiff(e.Stdout, res)
+			return incomplete(renderSubnetDiff(e.Stdout, res), lost)
 		},
 	}
 	df.register(c, false)
