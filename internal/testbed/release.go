@@ -92,6 +92,31 @@ func Releases(t testing.TB) []*Release {
 	return []*Release{Bookworm, Trixie(t)}
 }
 
+// EachRelease runs f as one subtest per release, oldest first, each named
+// by its diags ("diags44", "diags56"). Unlike Releases it does not skip
+// the whole test when Debian 13's root is missing: then only the diags56
+// subtest (named "trixie") skips, or fails in CI, and diags44 still runs.
+func EachRelease(t *testing.T, f func(t *testing.T, r *Release)) {
+	t.Helper()
+	t.Run("diags"+Bookworm.Diags, func(t *testing.T) {
+		Bookworm.Require(t)
+		f(t, Bookworm)
+	})
+	t.Run(TrixieSubtest(), func(t *testing.T) {
+		f(t, Trixie(t))
+	})
+}
+
+// TrixieSubtest is the name EachRelease gives Debian 13's subtest:
+// "diags" and its diags' major version, or "trixie" when its root is
+// missing.
+func TrixieSubtest() string {
+	if r, err := TrixieRelease(); err == nil {
+		return "diags" + r.Diags
+	}
+	return "trixie"
+}
+
 func findTrixie() (*Release, error) {
 	root, err := moduleRoot()
 	if err != nil {
