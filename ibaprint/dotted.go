@@ -202,6 +202,18 @@ func LinkSpeedExt(v uint64) string {
 	return fmt.Sprintf("undefined (%d)", v)
 }
 
+// ExtSpeed renders an active extended speed with both groups in one value
+// (iba.PortInfo.ExtSpeeds, XDR as iba.LinkSpeedExtXDR) as libibnetdisc's
+// ibnd_dump_agg_linkspeedext does (rdma-core 47 and later), which
+// iblinkinfo, ibqueryerrors and ibnetdiscover's reports print: "212.5
+// Gbps", "No Extended Speed" for 0.
+func ExtSpeed(v uint64) string {
+	if v == 32 {
+		return "212.5 Gbps"
+	}
+	return LinkSpeedExt(v)
+}
+
 // LinkSpeedExt2 renders a LinkSpeedExtActive2 value (PortInfo, IBA
 // 14.2.5.6, the XDR extension) as libibmad's mad_dump_linkspeedext2 does
 // (rdma-core 47 and later): "212.5 Gbps", "No Extended Speed 2" for 0.

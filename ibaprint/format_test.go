@@ -5,6 +5,14 @@ import (
 )
 
 // The libibmad formatters, quirks included (libibmad/dump.c).
+func TestExtSpeed(t *testing.T) {
+	for v, want := range map[uint64]string{0: "No Extended Speed", 1: "14.0625 Gbps", 8: "106.25 Gbps", 16: "undefined (16)", 32: "212.5 Gbps", 33: "undefined (33)"} {
+		if got := ExtSpeed(v); got != want {
+			t.Errorf("ExtSpeed(%d) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 func TestDiagFormatters(t *testing.T) {
 	f := func(fm Formatter, v uint64, bits int) string {
 		b := make([]byte, 8)
