@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,3 +166,24 @@ func testIBStatLive(t *testing.T, p peers) {
 }
 
 func hexLID(n int) string { return strconv.FormatInt(int64(n), 16) }
+
+// TestIBStatUnreadableDevice: a device ibstat cannot show (a port's rate
+// gone from sysfs) is reported and the other devices are shown, as
+// infiniband-diags 56 does, with IBEXIT's status (docs/ibtool.md). 44
+// stops at that device, so the comparison is with 56.
+func TestIBStatUnreadableDevice(t *testing.T) {
+	tr := testbed.Trixie(t)
+	sys := t.TempDir()
+	if err := os.CopyFS(sys, os.DirFS(sysfsFixtures(t)["smi-split"])); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(sys, "class", "infiniband", "mlx5_0", "ports", "1", "rate")); err != nil {
+		t.Fatal(err)
+	}
+	cOut, cErr, cCode := cOnSysfs(t, tr, sys, "ibstat")
+	out, errOut, code := oursOnSysfs(t, sys, "ibstat")
+	if !ibstatFailed.MatchString(cErr) || ibstatExit(cErr, cCode) != code || out != cOut || code != 255 ||
+		!strings.Contains(errOut, "stat of IB device 'mlx5_0' failed") || !strings.Contains(out, "CA 'mlx5_1'") {
+		t.Errorf("exit %d, C %d\n--- C\n%s%s--- ours\n%s%s", code, cCode, cOut, cErr, out, errOut)
+	}
+}
