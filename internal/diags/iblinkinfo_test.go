@@ -29,7 +29,7 @@ func (b *discoverBed) sameExit(t *testing.T, args ...string) string {
 // TestIBLinkInfoLive compares iblinkinfo and every option with the C tool
 // on one ibsim fabric: full and partial scans, line mode, down ports,
 // caches, --diff and --filterdownports after a link went down.
-func TestIBLinkInfoLive(t *testing.T) { eachReleaseCross(t, testIBLinkInfoLive) }
+func TestIBLinkInfoLive(t *testing.T) { eachRelease(t, testIBLinkInfoLive) }
 
 func testIBLinkInfoLive(t *testing.T, p peers) {
 	b := startDiscoverBed(t, p)

@@ -109,7 +109,7 @@ func firstLines(got, want string) string {
 // TestIBNetDiscoverLive compares ibnetdiscover and its variants, the
 // caches in both directions, --diff, and the ibhosts family with the C
 // tools on one ibsim fabric.
-func TestIBNetDiscoverLive(t *testing.T) { eachReleaseCross(t, testIBNetDiscoverLive) }
+func TestIBNetDiscoverLive(t *testing.T) { eachRelease(t, testIBNetDiscoverLive) }
 
 func testIBNetDiscoverLive(t *testing.T, p peers) {
 	b := startDiscoverBed(t, p)

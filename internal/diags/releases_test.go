@@ -8,7 +8,10 @@ import (
 
 // peers are the C peers of one live comparison: the release whose ibsim
 // and OpenSM bring the fabric up, and the release whose infiniband-diags
-// ibtool is compared with.
+// ibtool is compared with. They are one release in every comparison here;
+// both releases' diags on one simulator, which tells what the diags
+// changed from what the simulators changed, are internal/testbed's
+// TestDiagsChanges.
 type peers struct {
 	sim, diags *testbed.Release
 }
@@ -16,16 +19,6 @@ type peers struct {
 // machinePeers are the machine's own peers (Debian 12), for a test that
 // uses the simulator only as a fabric and compares with no C tool.
 var machinePeers = peers{sim: testbed.Bookworm, diags: testbed.Bookworm}
-
-// name is the subtest's: "diags44", "diags56", or "diags56-ibsim0.10"
-// when the diags run against another release's simulator.
-func (p peers) name() string {
-	n := "diags" + p.diags.Diags
-	if p.sim != p.diags {
-		n += "-ibsim" + p.sim.IBSim
-	}
-	return n
-}
 
 // eachRelease runs f once per release of the C peers, as subtests named
 // by the release's diags (testbed.EachRelease): diags44 (Debian 12's
@@ -40,17 +33,3 @@ func eachRelease(t *testing.T, f func(t *testing.T, p peers)) {
 	})
 }
 
-// eachReleaseCross is eachRelease and a third subtest,
-// diags56-ibsim0.10: Debian 13's infiniband-diags against Debian 12's
-// ibsim and OpenSM. Beside diags44 on the same simulator it separates
-// what the diags changed from what the simulator changed (ibsim 0.12
-// reports other capability masks, speeds and table sizes), for tests
-// whose output depends on them.
-func eachReleaseCross(t *testing.T, f func(t *testing.T, p peers)) {
-	t.Helper()
-	eachRelease(t, f)
-	t.Run(testbed.TrixieSubtest()+"-ibsim"+testbed.Bookworm.IBSim, func(t *testing.T) {
-		testbed.Bookworm.Require(t)
-		f(t, peers{sim: testbed.Bookworm, diags: testbed.Trixie(t)})
-	})
-}
