@@ -65,8 +65,8 @@ func TestBroken(t *testing.T) {
 // TestBrokenIs56 runs what Broken names with both releases on one
 // simulator: 56.1 crashes (killed by a signal: exit -1) where 44 exits as
 // a program does. When a later 56 stops crashing, this fails, and Broken
-// and docs/ibtool.md are to be revised. It runs last in this file: each
-// crash leaves its simulator client slot taken.
+// and docs/ibtool.md are to be revised. Each crash leaves a client slot
+// of the simulator taken: the simulator is this test's alone.
 func TestBrokenIs56(t *testing.T) {
 	tr := testbed.Trixie(t)
 	_, topo := buildTopo(t, testbed.FatTree{Leaves: 2, Spines: 1, HCAsPerLeaf: 2}, nil)
