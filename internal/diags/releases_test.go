@@ -32,4 +32,3 @@ func eachRelease(t *testing.T, f func(t *testing.T, p peers)) {
 		f(t, peers{sim: r, diags: r})
 	})
 }
-
