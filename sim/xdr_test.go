@@ -60,7 +60,7 @@ func TestXDR(t *testing.T) {
 	// The leaf's ends of the two links.
 	for port := 1; port <= 2; port++ {
 		lp := pi("leaf1", port)
-		peer := f.ports[f.ports[f.nodes[f.ids["leaf1"]].base+int32(port)].peer]
+		peer := &f.ports[f.ports[f.nodes[f.ids["leaf1"]].base+int32(port)].peer]
 		xdr := f.nodes[peer.node].guid == f.nodes[f.ids[host1Name]].guid
 		if a, _, _ := lp.ExtSpeeds(&leaf0); (a == iba.LinkSpeedExtXDR) != xdr {
 			t.Errorf("leaf port %d: active %#x, XDR %v", port, a, xdr)
