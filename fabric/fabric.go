@@ -294,7 +294,7 @@ func openTransport(ctx context.Context, uri string, o *options) (mad.Transport, 
 	return openUmad(uri, "", uri, o)
 }
 
-// openUmad opens the kernel's umad device of the end port ca and port
+// openUmad opens the kernel's umad devices of the end port ca and port
 // select.
 func openUmad(uri, ca, port string, o *options) (mad.Transport, *sim.Fabric, error) {
 	devs, err := device.List(o.sysfs)
@@ -316,7 +316,9 @@ func openUmad(uri, ca, port string, o *options) (mad.Transport, *sim.Fabric, err
 		}
 		return nil, nil, fmt.Errorf("selecting the local port: %w", err)
 	}
-	t, err := umad.Open(p)
+	// A planarized HCA's SMPs go through another device than its GMPs:
+	// both are opened, as infiniband-diags 56 opens them.
+	t, err := umad.OpenEndPort(p)
 	return t, nil, err
 }
 

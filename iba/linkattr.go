@@ -139,6 +139,39 @@ const (
 	LinkSpeedExt2XDR = 0x1 // 212.5 Gb/s, PortInfo:LinkSpeedExtActive2
 )
 
+// LinkSpeedExtXDR is XDR's bit in ExtSpeeds' masks, where the second
+// group of extended speeds (LinkSpeedExt*2) sits above the first.
+const LinkSpeedExtXDR = LinkSpeedExt2XDR << 5
+
+// ExtSpeeds gives pi's extended speeds with both groups in one mask each,
+// LinkSpeedExt* in bits 0 to 4 and LinkSpeedExt*2 from bit 5 (XDR is
+// LinkSpeedExtXDR), as infiniband-diags 56 reads them (libibnetdisc's
+// ibnd_get_agg_linkspeedext and its kin). capInfo is the PortInfo whose
+// capability masks speak for the port: a switch's port 0, else the port
+// itself. Without IsExtendedSpeedsSupported there all three are 0; the
+// second group counts only with IsExtendedSpeeds2Supported in
+// CapabilityMask2 (IBA 14.2.5.6). The active speed is the second group's
+// when it has one, else the first's; an enabled first group of 30
+// ("extended speeds disabled") counts as 0.
+func (pi *PortInfo) ExtSpeeds(capInfo *PortInfo) (active, supported, enabled uint8) {
+	if capInfo == nil || capInfo.CapabilityMask&PortCapIsExtendedSpeedsSupported == 0 {
+		return 0, 0, 0
+	}
+	active, supported, enabled = pi.LinkSpeedExtActive, pi.LinkSpeedExtSupported, pi.LinkSpeedExtEnabled
+	if enabled == 30 {
+		enabled = 0
+	}
+	if capInfo.CapabilityMask&PortCapIsCapabilityMask2Supported != 0 &&
+		capInfo.CapabilityMask2&PortCap2IsExtendedSpeeds2Supported != 0 {
+		if a2 := pi.LinkSpeedExtActive2 << 5; a2 != 0 {
+			active = a2
+		}
+		supported |= pi.LinkSpeedExtSupported2 << 5
+		enabled |= pi.LinkSpeedExtEnabled2 << 5
+	}
+	return active, supported, enabled
+}
+
 // Speed is a per-lane signalling generation.
 //
 //iba:enum

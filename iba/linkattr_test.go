@@ -55,6 +55,30 @@ func TestSpeeds(t *testing.T) {
 	}
 }
 
+func TestExtSpeeds(t *testing.T) {
+	const ext, ext2 = PortCapIsExtendedSpeedsSupported, PortCapIsCapabilityMask2Supported
+	xdr := &PortInfo{LinkSpeedExtActive: LinkSpeedExtNDR, LinkSpeedExtSupported: 0xF, LinkSpeedExtEnabled: 0xF,
+		LinkSpeedExtActive2: 1, LinkSpeedExtSupported2: 1, LinkSpeedExtEnabled2: 1}
+	for _, c := range []struct {
+		name                       string
+		pi, capInfo                *PortInfo
+		active, supported, enabled uint8
+	}{
+		{"no capability port", xdr, nil, 0, 0, 0},
+		{"no extended speeds", xdr, &PortInfo{CapabilityMask: ext2, CapabilityMask2: PortCap2IsExtendedSpeeds2Supported}, 0, 0, 0},
+		{"first group only", xdr, &PortInfo{CapabilityMask: ext}, LinkSpeedExtNDR, 0xF, 0xF},
+		{"CapabilityMask2 not valid", xdr, &PortInfo{CapabilityMask: ext, CapabilityMask2: PortCap2IsExtendedSpeeds2Supported}, LinkSpeedExtNDR, 0xF, 0xF},
+		{"both groups", xdr, &PortInfo{CapabilityMask: ext | ext2, CapabilityMask2: PortCap2IsExtendedSpeeds2Supported}, LinkSpeedExtXDR, 0x2F, 0x2F},
+		{"XDR not active", &PortInfo{LinkSpeedExtActive: LinkSpeedExtHDR, LinkSpeedExtSupported2: 1}, &PortInfo{CapabilityMask: ext | ext2, CapabilityMask2: PortCap2IsExtendedSpeeds2Supported}, LinkSpeedExtHDR, 0x20, 0},
+		{"disabled", &PortInfo{LinkSpeedExtEnabled: 30, LinkSpeedExtEnabled2: 5}, &PortInfo{CapabilityMask: ext | ext2, CapabilityMask2: PortCap2IsExtendedSpeeds2Supported}, 0, 0, 0xA0},
+	} {
+		a, s, e := c.pi.ExtSpeeds(c.capInfo)
+		if a != c.active || s != c.supported || e != c.enabled {
+			t.Errorf("%s: %#x %#x %#x, want %#x %#x %#x", c.name, a, s, e, c.active, c.supported, c.enabled)
+		}
+	}
+}
+
 func TestActiveSpeed(t *testing.T) {
 	for _, c := range []struct {
 		sa, ext, ext2, mlnx uint8

@@ -51,7 +51,7 @@
 // PortCountersExtended, PerfQuery; SANodeRecord, SAPathRecord,
 // SAPortInfoRecord, SALinkRecord, SASMInfoRecord, SASwitchInfoRecord,
 // SAGUIDInfoRecord) print exactly what smpquery, perfquery and saquery of
-// rdma-core 44 (Debian bookworm) print below their "# ..." header line,
+// rdma-core 56 (Debian trixie) print below their "# ..." header line,
 // which names the target and is the caller's. Each is an ordered Table of
 // (label, dotted path, formatter) rows over the iba metadata: a path that
 // stops resolving is an error and fails the tests, it never drops a line.
@@ -61,8 +61,10 @@
 // " (IBA extension)" after "undefined (0)", smpquery nodedesc pads the
 // description rather than the label, and perfquery's QP1Dropped line shows
 // VL15Dropped's bytes because libibmad declares that field at an
-// unconverted bit offset. Newer rdma-core adds three XDR lines
-// (LinkSpeedExtActive2 ...) to PortInfo; these renderers follow 44.
+// unconverted bit offset. PortInfo ends with the three XDR lines
+// (LinkSpeedExtActive2, LinkSpeedExtSupported2, LinkSpeedExtEnabled2) that
+// rdma-core 47 added; rdma-core 44 (Debian bookworm) prints the rest the
+// same.
 //
 // # JSON
 //

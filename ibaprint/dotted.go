@@ -202,6 +202,45 @@ func LinkSpeedExt(v uint64) string {
 	return fmt.Sprintf("undefined (%d)", v)
 }
 
+// ExtSpeed renders an active extended speed with both groups in one value
+// (iba.PortInfo.ExtSpeeds, XDR as iba.LinkSpeedExtXDR) as libibnetdisc's
+// ibnd_dump_agg_linkspeedext does (rdma-core 47 and later), which
+// iblinkinfo, ibqueryerrors and ibnetdiscover's reports print: "212.5
+// Gbps", "No Extended Speed" for 0.
+func ExtSpeed(v uint64) string {
+	if v == 32 {
+		return "212.5 Gbps"
+	}
+	return LinkSpeedExt(v)
+}
+
+// LinkSpeedExt2 renders a LinkSpeedExtActive2 value (PortInfo, IBA
+// 14.2.5.6, the XDR extension) as libibmad's mad_dump_linkspeedext2 does
+// (rdma-core 47 and later): "212.5 Gbps", "No Extended Speed 2" for 0.
+func LinkSpeedExt2(v uint64) string {
+	switch v {
+	case 0:
+		return "No Extended Speed 2"
+	case 1:
+		return "212.5 Gbps"
+	}
+	return fmt.Sprintf("undefined (%d)", v)
+}
+
+// speedExt2List is libibmad's dump_linkspeedext2 (LinkSpeedExtSupported2
+// and Enabled2): "0", "212.5 Gbps", and for any other bit " undefined (n)"
+// alone, with its leading blank, written over the speed as libibmad writes
+// it at the start of its buffer.
+func speedExt2List(v uint64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v>>1 != 0:
+		return fmt.Sprintf(" undefined (%d)", v)
+	}
+	return "212.5 Gbps"
+}
+
 // The libibmad formatters (libibmad/dump.c mad_dump_*), by the function they
 // copy. Each takes the value and the component width; libibmad sizes hex by
 // the whole bytes the field spans.
@@ -235,6 +274,9 @@ var (
 		}
 		return speedExtList(v)
 	})
+
+	diagLinkSpeedExt2     = onUint(func(v uint64, _ int) string { return LinkSpeedExt2(v) })
+	diagLinkSpeedExt2List = onUint(func(v uint64, _ int) string { return speedExt2List(v) })
 
 	diagPortState = onUint(func(v uint64, _ int) string {
 		return pick(v, "?(%d)", "NoChange", "Down", "Initialize", "Armed", "Active")

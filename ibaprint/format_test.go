@@ -5,6 +5,14 @@ import (
 )
 
 // The libibmad formatters, quirks included (libibmad/dump.c).
+func TestExtSpeed(t *testing.T) {
+	for v, want := range map[uint64]string{0: "No Extended Speed", 1: "14.0625 Gbps", 8: "106.25 Gbps", 16: "undefined (16)", 32: "212.5 Gbps", 33: "undefined (33)"} {
+		if got := ExtSpeed(v); got != want {
+			t.Errorf("ExtSpeed(%d) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 func TestDiagFormatters(t *testing.T) {
 	f := func(fm Formatter, v uint64, bits int) string {
 		b := make([]byte, 8)
@@ -39,6 +47,14 @@ func TestDiagFormatters(t *testing.T) {
 		{"ext sup 0", diagLinkSpeedExtSup, 0, 4, "0"},
 		{"ext en 30", diagLinkSpeedExtEn, 30, 5, "Extended link speeds disabled"},
 		{"ext en 17", diagLinkSpeedExtEn, 17, 5, "14.0625 Gbps or undefined (17)"},
+		{"ext2 active 0", diagLinkSpeedExt2, 0, 2, "No Extended Speed 2"},
+		{"ext2 active xdr", diagLinkSpeedExt2, 1, 2, "212.5 Gbps"},
+		{"ext2 active 2", diagLinkSpeedExt2, 2, 2, "undefined (2)"},
+		{"ext2 sup 0", diagLinkSpeedExt2List, 0, 2, "0"},
+		{"ext2 sup xdr", diagLinkSpeedExt2List, 1, 2, "212.5 Gbps"},
+		// libibmad writes the undefined bits over the speed, blank first.
+		{"ext2 sup 3", diagLinkSpeedExt2List, 3, 2, " undefined (3)"},
+		{"ext2 en 4", diagLinkSpeedExt2List, 4, 3, " undefined (4)"},
 		{"state", diagPortState, 2, 4, "Initialize"},
 		{"state bad", diagPortState, 5, 4, "?(5)"},
 		{"phys", diagPhysPortState, 5, 4, "LinkUp"},

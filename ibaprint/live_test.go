@@ -17,10 +17,11 @@ import (
 )
 
 // liveFabric is a small fat tree with dual-port HCAs and EDR uplinks, so
-// the speeds and widths of PortInfo vary.
-func liveFabric(t *testing.T) (*testbed.Fabric, *testbed.IBSim) {
+// the speeds and widths of PortInfo vary, on release rel's ibsim and
+// OpenSM; testbed.RunC runs rel's C tools on it.
+func liveFabric(t *testing.T, rel *testbed.Release) (*testbed.Fabric, *testbed.IBSim) {
 	t.Helper()
-	testbed.Require(t)
+	rel.Require(t)
 	f, err := testbed.FatTree{Leaves: 2, Spines: 1, HCAsPerLeaf: 2, DualPortHCAs: true,
 		UplinkWidth: testbed.Width12x, UplinkSpeed: testbed.EDR}.Build()
 	if err != nil {
@@ -30,7 +31,7 @@ func liveFabric(t *testing.T) (*testbed.Fabric, *testbed.IBSim) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := testbed.StartIBSim(t, topo)
+	sim := rel.StartIBSim(t, topo)
 	testbed.StartOpenSM(t, sim, testbed.HCAName(1))
 	return f, sim
 }
@@ -93,10 +94,13 @@ func smpdump(t *testing.T, sim *testbed.IBSim, path string, attr uint16, mod uin
 	return b
 }
 
-// smpquery runs the C smpquery and drops its "# ..." header line.
+// smpquery runs the C smpquery and drops its "# ..." header line. What it
+// prints is normalised to infiniband-diags 56's (Release.Normalise).
 func smpquery(t *testing.T, sim *testbed.IBSim, args ...string) string {
 	t.Helper()
-	out, errOut, code := testbed.RunC(t, sim, testbed.HCAName(1), append([]string{"smpquery", "-D"}, args...)...)
+	argv := append([]string{"smpquery", "-D"}, args...)
+	out, errOut, code := testbed.RunC(t, sim, testbed.HCAName(1), argv...)
+	out = sim.Release.Normalise(argv, out)
 	if code != 0 {
 		t.Fatalf("smpquery -D %v: exit %d\n%s%s", args, code, out, errOut)
 	}
@@ -126,9 +130,11 @@ func sameOutput(t *testing.T, what, c, ours string) {
 
 // TestLiveSMPQuery feeds the raw SMP data that the C smpdump fetches to the
 // dotted renderers and compares with what the C smpquery prints for the same
-// object, for every node and port of the fabric.
-func TestLiveSMPQuery(t *testing.T) {
-	f, sim := liveFabric(t)
+// object, for every node and port of the fabric, with each release.
+func TestLiveSMPQuery(t *testing.T) { testbed.EachRelease(t, testLiveSMPQuery) }
+
+func testLiveSMPQuery(t *testing.T, rel *testbed.Release) {
+	f, sim := liveFabric(t, rel)
 	paths := drPaths(f)
 	if len(paths) != len(f.Nodes) {
 		t.Fatalf("reached %d of %d nodes", len(paths), len(f.Nodes))
@@ -185,9 +191,12 @@ func TestLiveSMPQuery(t *testing.T) {
 }
 
 // TestLivePerfQuery fetches raw PortCounters and PortCountersExtended with
-// the Go ibsim transport and compares the renderers with the C perfquery.
-func TestLivePerfQuery(t *testing.T) {
-	f, sim := liveFabric(t)
+// the Go ibsim transport and compares the renderers with the C perfquery
+// of each release.
+func TestLivePerfQuery(t *testing.T) { testbed.EachRelease(t, testLivePerfQuery) }
+
+func testLivePerfQuery(t *testing.T, rel *testbed.Release) {
+	f, sim := liveFabric(t, rel)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tr, err := ibsim.Dial(ctx, ibsim.Config{SockName: sim.SockName, Node: testbed.HCAName(1)})
@@ -313,9 +322,11 @@ func between(t *testing.T, what, c, before, after string) {
 // TestLiveSAQuery asks OpenSM's SA for NodeRecords and PathRecords with the
 // Go ibsim transport, the request built by dotted path and component mask,
 // and compares the renderers with what the C saquery prints for the same
-// records.
-func TestLiveSAQuery(t *testing.T) {
-	f, sim := liveFabric(t)
+// records, with each release.
+func TestLiveSAQuery(t *testing.T) { testbed.EachRelease(t, testLiveSAQuery) }
+
+func testLiveSAQuery(t *testing.T, rel *testbed.Release) {
+	f, sim := liveFabric(t, rel)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tr, err := ibsim.Dial(ctx, ibsim.Config{SockName: sim.SockName, Node: testbed.HCAName(2)})

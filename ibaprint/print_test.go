@@ -121,6 +121,7 @@ func portInfoOdd(t testing.TB) []byte {
 		{"neighborMTU", "0"}, {"VLCap", "6"}, {"operationalVLs", "0"},
 		{"capabilityMask", "0xffffffff"}, {"capabilityMask2", "0xffff"},
 		{"linkSpeedExtActive", "3"}, {"linkSpeedExtSupported", "15"}, {"linkSpeedExtEnabled", "31"},
+		{"linkSpeedExtActive2", "3"}, {"linkSpeedExtSupported2", "3"}, {"linkSpeedExtEnabled2", "5"},
 	})
 }
 

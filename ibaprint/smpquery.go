@@ -9,7 +9,8 @@ import (
 // The smpquery renderers print what smpquery (infiniband-diags) prints below
 // its "# Node info: Lid 2"-style header line, which names the target and is
 // the caller's to print. Labels and value formats are libibmad's
-// (libibmad/fields.c and dump.c, rdma-core 44 as Debian bookworm ships it).
+// (libibmad/fields.c and dump.c, rdma-core 56 as Debian trixie ships it;
+// 44, Debian bookworm's, prints the same but for PortInfo's XDR lines).
 
 func libibmad(st string, rows ...Row) *Table {
 	return &Table{Struct: st, Colon: true, Width: 33, Rows: rows}
@@ -33,8 +34,9 @@ var nodeInfoRows = []Row{
 var smpNodeInfo = libibmad("NodeInfo", nodeInfoRows...)
 
 // portInfoRows is dump_portinfo of infiniband-diags: IB_PORT_FIRST_F to
-// IB_PORT_LAST_F, then CapabilityMask2 and the extended speeds. mkey is the
-// formatter of the M_Key line (hidden unless smpquery -K).
+// IB_PORT_LAST_F, then CapabilityMask2 and the extended speeds, then the
+// XDR speeds (LinkSpeedExtActive2 and the rest; rdma-core 47 and later).
+// mkey is the formatter of the M_Key line (hidden unless smpquery -K).
 func portInfoRows(mkey Formatter) []Row {
 	return []Row{
 		{"Mkey", "MKey", mkey, 0},
@@ -88,6 +90,9 @@ func portInfoRows(mkey Formatter) []Row {
 		{"LinkSpeedExtActive", "linkSpeedExtActive", diagLinkSpeedExt, 0},
 		{"LinkSpeedExtSupported", "linkSpeedExtSupported", diagLinkSpeedExtSup, 0},
 		{"LinkSpeedExtEnabled", "linkSpeedExtEnabled", diagLinkSpeedExtEn, 0},
+		{"LinkSpeedExtActive2", "linkSpeedExtActive2", diagLinkSpeedExt2, 0},
+		{"LinkSpeedExtSupported2", "linkSpeedExtSupported2", diagLinkSpeedExt2List, 0},
+		{"LinkSpeedExtEnabled2", "linkSpeedExtEnabled2", diagLinkSpeedExt2List, 0},
 	}
 }
 

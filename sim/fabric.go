@@ -92,6 +92,7 @@ type port struct {
 	widthEn, widthAct uint8
 	speedEn, speedAct uint8
 	extEn, extAct     uint8
+	ext2En, ext2Act   uint8 // the second group (XDR); ext2En 0: the port has none
 	mlnxEn, mlnxAct   uint8
 	mlnxStateChange   uint8
 	opVLs, hoqLife    uint8
@@ -200,6 +201,7 @@ func NewWithOptions(t *topo.Topology, o Options) (*Fabric, error) {
 			idx := int(tn.PortBase) + p
 			f.initPort(int32(i), uint8(p), &t.Ports[idx], &f.ports[idx])
 		}
+		f.initExtSpeeds2(n)
 		if n.sw != nil {
 			p0 := &f.ports[n.base]
 			p0.lid, p0.lmc = tn.LID, tn.LMC
@@ -221,7 +223,7 @@ func (f *Fabric) initPort(n int32, num uint8, tp *topo.Port, p *port) {
 	if tp.Peer >= 0 {
 		p.peer = f.topo.Nodes[tp.Peer].PortBase + int32(tp.PeerPort)
 	}
-	p.widthEn, p.speedEn, p.extEn, p.mlnxEn = tp.Width, tp.Speed, tp.SpeedExt, tp.MlnxSpeed
+	p.widthEn, p.speedEn, p.extEn, p.ext2En, p.mlnxEn = tp.Width, tp.Speed, tp.SpeedExt, tp.SpeedExt2, tp.MlnxSpeed
 	p.widthAct, p.speedAct = iba.LinkWidth4X, iba.LinkSpeedSDR
 	p.state, p.phys = iba.PortStateDown, iba.PhysPortStatePolling
 	p.opVLs, p.vlStall = vlCap, 7
@@ -249,6 +251,41 @@ func (f *Fabric) initPort(n int32, num uint8, tp *topo.Port, p *port) {
 	}
 }
 
+// initExtSpeeds2 announces the second group of extended speeds (XDR) in
+// CapabilityMask2 where a port has it: on the port of a CA or router, and
+// on a switch's port 0 when any of its ports has it, since port 0's masks
+// speak for the switch (IBA 14.2.5.6). Ports without XDR report what
+// ibsim reports.
+func (f *Fabric) initExtSpeeds2(n *node) {
+	const xdr = iba.PortCap2IsExtendedSpeeds2Supported | iba.PortCap2IsLinkSpeedXDRSupported
+	has := false
+	for p := 0; p <= int(n.numPorts); p++ {
+		pt := &f.ports[int(n.base)+p]
+		if pt.ext2En == 0 {
+			continue
+		}
+		has = true
+		if n.sw == nil {
+			pt.capMask2 |= xdr
+		}
+	}
+	if n.sw != nil && has {
+		f.ports[n.base].capMask2 |= xdr
+	}
+}
+
+// linkSpeeds works out the active speeds of a link from what both ends
+// enable: the fastest classic speed, and the fastest extended one, XDR
+// (the second group) before the first group's, whose active field is then
+// 0.
+func linkSpeeds(pa, pb *port) (s, e, e2 uint8) {
+	s = highestBit(pa.speedEn&pb.speedEn, []uint8{iba.LinkSpeedQDR, iba.LinkSpeedDDR, iba.LinkSpeedSDR})
+	if e2 = pa.ext2En & pb.ext2En & iba.LinkSpeedExt2XDR; e2 == 0 {
+		e = highestBit(pa.extEn&pb.extEn, []uint8{iba.LinkSpeedExtNDR, iba.LinkSpeedExtHDR, iba.LinkSpeedExtEDR, iba.LinkSpeedExtFDR})
+	}
+	return s, e, e2
+}
+
 // defaultSL2VL maps SL i to VL i and SL 15 to VL 7 (ibsim's table).
 var defaultSL2VL = [8]byte{0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xe7}
 
@@ -265,8 +302,7 @@ func (f *Fabric) linkUp(a, b int32) {
 		nb.mu.Lock()
 	}
 	w := highestBit(pa.widthEn&pb.widthEn&cableWidths(pa), []uint8{iba.LinkWidth12X, iba.LinkWidth8X, iba.LinkWidth4X, iba.LinkWidth2X, iba.LinkWidth1X})
-	s := highestBit(pa.speedEn&pb.speedEn, []uint8{iba.LinkSpeedQDR, iba.LinkSpeedDDR, iba.LinkSpeedSDR})
-	e := highestBit(pa.extEn&pb.extEn, []uint8{iba.LinkSpeedExtNDR, iba.LinkSpeedExtHDR, iba.LinkSpeedExtEDR, iba.LinkSpeedExtFDR})
+	s, e, e2 := linkSpeeds(pa, pb)
 	m := pa.mlnxEn & pb.mlnxEn & 1
 	if w == 0 {
 		w = iba.LinkWidth1X
@@ -275,7 +311,7 @@ func (f *Fabric) linkUp(a, b int32) {
 		s = iba.LinkSpeedSDR
 	}
 	for _, p := range []*port{pa, pb} {
-		p.widthAct, p.speedAct, p.extAct, p.mlnxAct = w, s, e, m
+		p.widthAct, p.speedAct, p.extAct, p.ext2Act, p.mlnxAct = w, s, e, e2, m
 		p.state, p.phys = iba.PortStateInit, iba.PhysPortStateLinkUp
 	}
 	if na.sw != nil {

@@ -90,6 +90,9 @@ func (f *Fabric) portInfoGet(nd *node, p *port, localPort uint8, showKey bool) i
 	if p.extAct != 0 || p.extEn != 0 {
 		pi.LinkSpeedExtEnabled, pi.LinkSpeedExtSupported, pi.LinkSpeedExtActive = p.extEn, speedExtSupported, p.extAct
 	}
+	if p.ext2En != 0 {
+		pi.LinkSpeedExtEnabled2, pi.LinkSpeedExtSupported2, pi.LinkSpeedExtActive2 = p.ext2En, iba.LinkSpeedExt2XDR, p.ext2Act
+	}
 	return pi
 }
 
@@ -219,6 +222,11 @@ func (f *Fabric) portInfoSet(nd *node, inPort uint8, idx int32, p *port, data []
 	if e := pi.LinkSpeedExtEnabled; e >= 1 && e <= 15 {
 		changed, p.extEn = changed || p.extEn != e, e
 	}
+	// The second group: XDR on a port that has it; 0 (what OpenSM and
+	// ibportstate write) and anything else leave it.
+	if e2 := pi.LinkSpeedExtEnabled2; e2 == iba.LinkSpeedExt2XDR && p.ext2En != 0 {
+		changed, p.ext2En = changed || p.ext2En != e2, e2
+	}
 	if changed && post.kind == postNone && !isMgmt {
 		post.kind = postRenegotiate
 	}
@@ -330,9 +338,10 @@ func (f *Fabric) renegotiate(idx int32) {
 	if w := highestBit(p.widthEn&q.widthEn&cableWidths(p), []uint8{iba.LinkWidth12X, iba.LinkWidth8X, iba.LinkWidth4X, iba.LinkWidth2X, iba.LinkWidth1X}); w != 0 {
 		p.widthAct, q.widthAct = w, w
 	}
-	if s := highestBit(p.speedEn&q.speedEn, []uint8{iba.LinkSpeedQDR, iba.LinkSpeedDDR, iba.LinkSpeedSDR}); s != 0 {
+	s, e, e2 := linkSpeeds(p, q)
+	if s != 0 {
 		p.speedAct, q.speedAct = s, s
 	}
-	e := highestBit(p.extEn&q.extEn, []uint8{iba.LinkSpeedExtNDR, iba.LinkSpeedExtHDR, iba.LinkSpeedExtEDR, iba.LinkSpeedExtFDR})
 	p.extAct, q.extAct = e, e
+	p.ext2Act, q.ext2Act = e2, e2
 }

@@ -29,6 +29,9 @@ func lanes(w uint8) int {
 }
 
 func linkSpeed(p *port) iba.Speed {
+	if p.ext2Act != 0 {
+		return iba.SpeedXDR
+	}
 	switch p.extAct {
 	case iba.LinkSpeedExtFDR:
 		return iba.SpeedFDR

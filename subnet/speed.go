@@ -5,30 +5,19 @@ import "github.com/rdmakit/rdmakit/iba"
 // PortInfo:CapabilityMask and CapabilityMask2 bits that say the extended
 // speed fields are valid (IBA 14.2.5.6, tables 159 and 160).
 const (
-	capHasExtSpeeds  = 0x4000
-	capHasCapMask2   = 0x8000
-	cap2ExtSpeeds2   = 0x0800
-	mlnxSpeedFDR10   = 0x01 // MlnxExtPortInfo:LinkSpeedActive bit 0
-	speedQDR         = 4    // PortInfo:LinkSpeedActive for 10 Gb/s lanes
-	extSpeed2Shifted = 5    // LinkSpeedExtActive2 bits sit above LinkSpeedExtActive's
+	capHasExtSpeeds = iba.PortCapIsExtendedSpeedsSupported
+	capHasCapMask2  = iba.PortCapIsCapabilityMask2Supported
+	cap2ExtSpeeds2  = iba.PortCap2IsExtendedSpeeds2Supported
+	mlnxSpeedFDR10  = 0x01 // MlnxExtPortInfo:LinkSpeedActive bit 0
+	speedQDR        = 4    // PortInfo:LinkSpeedActive for 10 Gb/s lanes
 )
 
 // aggExtSpeed is the extended active speed of info as libibnetdisc works it
-// out (ibnd_get_agg_linkspeedext): valid only when capInfo's port says it
-// has extended speeds; XDR (LinkSpeedExtActive2) as bit 5 when CapMask2
-// says so. A switch takes capInfo from its port 0, a CA from the port
-// itself.
+// out (ibnd_get_agg_linkspeedext, iba.PortInfo.ExtSpeeds): XDR is bit 5. A
+// switch takes capInfo from its port 0, a CA from the port itself.
 func aggExtSpeed(capInfo, info *iba.PortInfo) int {
-	if capInfo == nil || capInfo.CapabilityMask&capHasExtSpeeds == 0 {
-		return 0
-	}
-	espeed := int(info.LinkSpeedExtActive)
-	if capInfo.CapabilityMask&capHasCapMask2 != 0 && capInfo.CapabilityMask2&cap2ExtSpeeds2 != 0 {
-		if e2 := int(info.LinkSpeedExtActive2) << extSpeed2Shifted; e2 != 0 {
-			return e2
-		}
-	}
-	return espeed
+	active, _, _ := info.ExtSpeeds(capInfo)
+	return int(active)
 }
 
 // widthString is ibnetdiscover's spelling of PortInfo:LinkWidthActive.

@@ -13,7 +13,10 @@
 // lower 32 bits.
 //
 // Which file to open comes from package device: Open takes a device.Port
-// and uses its umad device and its sysfs for LocalPort. Reads wait in Go's
+// and uses its umad device and its sysfs for LocalPort. OpenEndPort opens
+// an end port as infiniband-diags 56 does: on a planarized HCA, whose SMPs
+// go through another device than its GMPs (device.Port.SMIPort and
+// GSIPort), both devices behind one mad.Transport. Reads wait in Go's
 // runtime poller, so a Recv ends at once when its context ends or the
 // Transport is closed, without a helper goroutine.
 package umad

@@ -12,8 +12,10 @@ import (
 // script on files the C tools wrote from the fat tree: dump_lfts output and
 // an ibnetdiscover cache, as they are and with routes moved so that
 // switches are unbalanced.
-func TestCheckLFTBalanceLive(t *testing.T) {
-	l := startLive(t)
+func TestCheckLFTBalanceLive(t *testing.T) { eachRelease(t, testCheckLFTBalanceLive) }
+
+func testCheckLFTBalanceLive(t *testing.T, p peers) {
+	l := startLive(t, p)
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "fabric.cache")
 	if out, errOut, code := l.c(t, "ibnetdiscover", "--cache", cache); code != 0 {

@@ -8,8 +8,10 @@ import (
 // TestDumpFTsLive compares dump_fts, dump_lfts and dump_mfts with the C
 // commands (dump_lfts and dump_mfts are the C package's shell scripts
 // over dump_fts) on the fat tree with the IPoIB broadcast group joined.
-func TestDumpFTsLive(t *testing.T) {
-	l := startRouteLive(t)
+func TestDumpFTsLive(t *testing.T) { eachRelease(t, testDumpFTsLive) }
+
+func testDumpFTsLive(t *testing.T, p peers) {
+	l := startRouteLive(t, p)
 	cases := [][]string{{}, {"-a"}, {"-n"}, {"-a", "-n"}, {"5"}, {"0x3", "0x9"}, {"0x40"},
 		{"-M"}, {"-M", "-a"}, {"-M", "-n"}, {"-M", "-a", "-n", "0xc000", "0xc002"}, {"-M", "0xc001"}}
 	compareRetrying(t, l, "dump_fts", cases)

@@ -9,8 +9,10 @@ import (
 // TestIBAddrLive compares ibaddr with the C ibaddr on the ibsim floor: the
 // local port, LIDs, directed routes and GUIDs, every display option, and
 // targets that do not resolve.
-func TestIBAddrLive(t *testing.T) {
-	l := startLive(t)
+func TestIBAddrLive(t *testing.T) { eachRelease(t, testIBAddrLive) }
+
+func testIBAddrLive(t *testing.T, p peers) {
+	l := startLive(t, p)
 	sw, ca := strconv.Itoa(l.lid["S-leaf-1"]), strconv.Itoa(l.lid["H-3"])
 	guid := fmt.Sprintf("0x%016x", uint64(l.f.Node("H-4").PortGUID(2)))
 	l.compareAll(t, "ibaddr", [][]string{
@@ -23,7 +25,7 @@ func TestIBAddrLive(t *testing.T) {
 }
 
 func TestIBAddrJSON(t *testing.T) {
-	l := startLive(t)
+	l := startLive(t, machinePeers)
 	out, errOut, code := l.ours(t, "ibaddr", "--json", "-D", "0,1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -14,8 +14,10 @@ import (
 // TestIBCacheEditLive edits a cache ibnetdiscover wrote with the C
 // ibcacheedit and with ours, every option alone and together, and compares
 // the files byte for byte, the errors and exit statuses too.
-func TestIBCacheEditLive(t *testing.T) {
-	b := startDiscoverBed(t)
+func TestIBCacheEditLive(t *testing.T) { eachRelease(t, testIBCacheEditLive) }
+
+func testIBCacheEditLive(t *testing.T, p peers) {
+	b := startDiscoverBed(t, p)
 	dir := t.TempDir()
 	orig := filepath.Join(dir, "orig.cache")
 	if _, errOut, code := b.c(t, "ibnetdiscover", "--cache", orig); code != 0 {

@@ -21,8 +21,10 @@ import (
 // for SwitchPortCongestionSetting, ...), so the data is bogus but not
 // zero, which checks every renderer byte for byte against libibmad's, and
 // the attributes it refuses check the error paths.
-func TestIBCCQueryLive(t *testing.T) {
-	l := startLive(t)
+func TestIBCCQueryLive(t *testing.T) { eachRelease(t, testIBCCQueryLive) }
+
+func testIBCCQueryLive(t *testing.T, p peers) {
+	l := startLive(t, p)
 	lid := func(n string) string { return strconv.Itoa(l.lid[n]) }
 	var cases [][]string
 	for _, n := range []string{"H-3", "S-leaf-1"} {
@@ -42,8 +44,10 @@ func TestIBCCQueryLive(t *testing.T) {
 // TestIBCCConfigLive compares ibccconfig's argument checks and replies with
 // the C tool on ibsim: every parameter error the C tool names, and Sets
 // that ibsim answers (its SMA takes the CC attribute IDs for SMP ones).
-func TestIBCCConfigLive(t *testing.T) {
-	l := startLive(t)
+func TestIBCCConfigLive(t *testing.T) { eachRelease(t, testIBCCConfigLive) }
+
+func testIBCCConfigLive(t *testing.T, p peers) {
+	l := startLive(t, p)
 	sw := strconv.Itoa(l.lid["S-leaf-1"])
 	ca := strconv.Itoa(l.lid["H-3"])
 	l.compareAll(t, "ibccconfig", [][]string{

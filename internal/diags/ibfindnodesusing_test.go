@@ -35,8 +35,10 @@ func saveFNUCache(t *testing.T) {
 // on every port of every switch of a fat tree with a missing uplink, and
 // on the script's odd arguments. The script runs with -R, one at a time:
 // every run rewrites its one topology cache.
-func TestIBFindNodesUsingLive(t *testing.T) {
-	b := startDiscoverBed(t)
+func TestIBFindNodesUsingLive(t *testing.T) { eachRelease(t, testIBFindNodesUsingLive) }
+
+func testIBFindNodesUsingLive(t *testing.T, p peers) {
+	b := startDiscoverBed(t, p)
 	saveFNUCache(t)
 	f := discoverFabric(t)
 	guid := func(name string) string { return fmt.Sprintf("0x%016x", uint64(f.Node(name).GUID)) }
@@ -86,8 +88,10 @@ func TestIBFindNodesUsingLive(t *testing.T) {
 
 // TestIBFindNodesUsingViews checks --json, -v and --all against the text
 // of the same run.
-func TestIBFindNodesUsingViews(t *testing.T) {
-	b := startDiscoverBed(t)
+func TestIBFindNodesUsingViews(t *testing.T) { eachRelease(t, testIBFindNodesUsingViews) }
+
+func testIBFindNodesUsingViews(t *testing.T, p peers) {
+	b := startDiscoverBed(t, p)
 	f := discoverFabric(t)
 	leaf := fmt.Sprintf("%#x", uint64(f.Node(testbed.LeafName(1)).GUID))
 	spine := fmt.Sprintf("%#x", uint64(f.Node(testbed.SpineName(1)).GUID))

@@ -17,8 +17,10 @@ import (
 // script: on the live subnet, then on subnets with a duplicate node GUID,
 // port GUID and LID made with ibcacheedit and fed to the script through
 // its topology cache file (which it reads when not told -R).
-func TestIBIDsVerifyLive(t *testing.T) {
-	b := startDiscoverBed(t)
+func TestIBIDsVerifyLive(t *testing.T) { eachRelease(t, testIBIDsVerifyLive) }
+
+func testIBIDsVerifyLive(t *testing.T, p peers) {
+	b := startDiscoverBed(t, p)
 	cOut, _, cCode := b.c(t, "ibidsverify", "-R")
 	out, errOut, code := b.ours(t, "ibidsverify", "-R")
 	if code != cCode || out != cOut {

@@ -38,21 +38,25 @@ func discoverFabric(t *testing.T) *testbed.Fabric {
 }
 
 type discoverBed struct {
+	p    peers
 	sim  *testbed.IBSim
 	host string
 }
 
-func startDiscoverBed(t *testing.T) *discoverBed {
+// startDiscoverBed brings discoverFabric up on p.sim's ibsim and OpenSM;
+// b.c runs p.diags' C tools.
+func startDiscoverBed(t *testing.T, p peers) *discoverBed {
 	t.Helper()
-	testbed.Require(t)
+	p.sim.Require(t)
+	p.diags.Require(t)
 	topo, err := discoverFabric(t).Topology()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := testbed.StartIBSim(t, topo)
+	sim := p.sim.StartIBSim(t, topo)
 	testbed.StartOpenSM(t, sim, "H-1")
 	t.Setenv("IBSIM_SOCKNAME", sim.SockName)
-	return &discoverBed{sim: sim, host: "H-2"}
+	return &discoverBed{p: p, sim: sim, host: "H-2"}
 }
 
 func (b *discoverBed) ours(t *testing.T, args ...string) (string, string, int) {
@@ -62,14 +66,16 @@ func (b *discoverBed) ours(t *testing.T, args ...string) (string, string, int) {
 
 func (b *discoverBed) c(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	return testbed.RunC(t, b.sim, b.host, args...)
+	return b.p.diags.RunC(t, b.sim, b.host, args...)
 }
 
 // same runs the C command and ours with the same arguments and compares
-// stdout (but for the time line) and success.
+// stdout (but for the time line) and success. The C tool's output is
+// normalised to infiniband-diags 56's (testbed.Release.Normalise).
 func (b *discoverBed) same(t *testing.T, args ...string) string {
 	t.Helper()
 	cOut, cErr, cCode := b.c(t, args...)
+	cOut = b.p.diags.Normalise(args, cOut)
 	out, errOut, code := b.ours(t, args...)
 	if (code == 0) != (cCode == 0) {
 		t.Errorf("%q: exit %d, C %d\nours: %s\nC: %s", args, code, cCode, errOut, cErr)
@@ -119,8 +125,10 @@ func firstLines(got, want string) string {
 // TestIBNetDiscoverLive compares ibnetdiscover and its variants, the
 // caches in both directions, --diff, and the ibhosts family with the C
 // tools on one ibsim fabric.
-func TestIBNetDiscoverLive(t *testing.T) {
-	b := startDiscoverBed(t)
+func TestIBNetDiscoverLive(t *testing.T) { eachRelease(t, testIBNetDiscoverLive) }
+
+func testIBNetDiscoverLive(t *testing.T, p peers) {
+	b := startDiscoverBed(t, p)
 	dir := t.TempDir()
 	nameMap := filepath.Join(dir, "names")
 	if err := os.WriteFile(nameMap, []byte("# map\n0x0002c90300a00001 \"leaf one\"\n0x0002c90300c00011 host-one\n"), 0o644); err != nil {
@@ -193,8 +201,10 @@ func TestIBNetDiscoverLive(t *testing.T) {
 // discovery completes, names the node's place as unreachable, prints what
 // the C tool prints for the same fabric, and exits exitIncomplete where
 // the C tool exits 0.
-func TestIBNetDiscoverUnreachable(t *testing.T) {
-	b := startDiscoverBed(t)
+func TestIBNetDiscoverUnreachable(t *testing.T) { eachRelease(t, testIBNetDiscoverUnreachable) }
+
+func testIBNetDiscoverUnreachable(t *testing.T, p peers) {
+	b := startDiscoverBed(t, p)
 	if err := b.sim.SetErrorRate("H-5", -1, 100, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -80,8 +80,10 @@ func sameButTimes(c, ours string) bool {
 // compares our client with the C client against it (the C server cannot
 // receive requests under ibsim), and both clients against a port that
 // does not answer.
-func TestIBPingLive(t *testing.T) {
-	l := startLive(t)
+func TestIBPingLive(t *testing.T) { eachRelease(t, testIBPingLive) }
+
+func testIBPingLive(t *testing.T, p peers) {
+	l := startLive(t, p)
 	srv := strconv.Itoa(attachLID(t, l, "H-3"))
 	startServer(t, "H-3", func() bool {
 		out, _, _ := l.ours(t, "ibping", "-t", "200", "-c", "1", "-f", srv)

@@ -255,10 +255,16 @@ func mlnxExtPortInfoSupported(vendor uint32, dev uint16) bool {
 			dev == 0x1b83 || dev == 0x1b93 || dev == 0x1b94 || dev == 0x1bb4 || dev == 0x1bb5 || in(0x1bc4, 0x1bc6)))
 }
 
-const (
-	capMaskExtSpeeds = 1 << 14 // PortInfo:CapabilityMask IsExtendedSpeedsSupported
-	fdr10            = 0x01    // MlnxExtPortInfo link speed bit of FDR10
-)
+const fdr10 = 0x01 // MlnxExtPortInfo link speed bit of FDR10
+
+// extCaps is what get_port_info returns: which groups of extended speeds
+// the port's capability masks (a switch's port 0) say it has: ext the
+// first (IsExtendedSpeedsSupported), ext2 the second, XDR
+// (IsExtendedSpeeds2Supported in a valid CapabilityMask2; infiniband-diags
+// 56 and later).
+type extCaps struct{ ext, ext2 bool }
+
+func (c extCaps) any() bool { return c.ext || c.ext2 }
 
 // nodeInfo is get_node_info.
 func (r *portStateRun) nodeInfo(t mad.Target) (*iba.NodeInfo, error) {
@@ -269,25 +275,27 @@ func (r *portStateRun) nodeInfo(t mad.Target) (*iba.NodeInfo, error) {
 	return &ni, nil
 }
 
-// portInfo is get_port_info: the port's PortInfo, and whether extended
+// portInfo is get_port_info: the port's PortInfo, and which extended
 // speeds apply (from port 0 on a switch).
-func (r *portStateRun) portInfo(t mad.Target, port int, isSwitch bool) (*iba.PortInfo, bool, error) {
-	capMask := uint32(0)
+func (r *portStateRun) portInfo(t mad.Target, port int, isSwitch bool) (*iba.PortInfo, extCaps, error) {
+	var capInfo iba.PortInfo
 	if isSwitch {
-		var p0 iba.PortInfo
-		if err := r.get.SubnGet(r.e.Ctx, t, &p0, 0); err != nil {
-			return nil, false, iberror(err, "smp query port 0 portinfo failed")
+		if err := r.get.SubnGet(r.e.Ctx, t, &capInfo, 0); err != nil {
+			return nil, extCaps{}, iberror(err, "smp query port 0 portinfo failed")
 		}
-		capMask = p0.CapabilityMask
 	}
 	var pi iba.PortInfo
 	if err := r.get.SubnGet(r.e.Ctx, t, &pi, uint32(port)); err != nil {
-		return nil, false, iberror(err, "smp query portinfo failed")
+		return nil, extCaps{}, iberror(err, "smp query portinfo failed")
 	}
 	if !isSwitch {
-		capMask = pi.CapabilityMask
+		capInfo = pi
 	}
-	return &pi, capMask&capMaskExtSpeeds != 0, nil
+	return &pi, extCaps{
+		ext: capInfo.CapabilityMask&iba.PortCapIsExtendedSpeedsSupported != 0,
+		ext2: capInfo.CapabilityMask&iba.PortCapIsCapabilityMask2Supported != 0 &&
+			capInfo.CapabilityMask2&iba.PortCap2IsExtendedSpeeds2Supported != 0,
+	}, nil
 }
 
 func (r *portStateRun) mlnxExt(t mad.Target, port int) (*iba.MlnxExtPortInfo, error) {
@@ -313,9 +321,9 @@ func raw(a iba.Attribute) ([]byte, json.RawMessage) {
 }
 
 // showPortInfo is show_port_info: the states, LIDs, widths and speeds of
-// the PortInfo printout, the extended speeds when they apply, and the M_Key
-// fields on a CA or a switch's port 0.
-func (r *portStateRun) showPortInfo(t ibpath.Path, pi *iba.PortInfo, port int, espeed, isSwitch bool) error {
+// the PortInfo printout, each group of extended speeds that applies, and
+// the M_Key fields on a CA or a switch's port 0.
+func (r *portStateRun) showPortInfo(t ibpath.Path, pi *iba.PortInfo, port int, espeed extCaps, isSwitch bool) error {
 	b, _ := raw(pi)
 	var full strings.Builder
 	pr := ibaprint.SMPPortInfo
@@ -333,8 +341,11 @@ func (r *portStateRun) showPortInfo(t ibpath.Path, pi *iba.PortInfo, port int, e
 	}
 	labels := []string{"LinkState", "PhysLinkState", "Lid", "SMLid", "LMC", "LinkWidthSupported", "LinkWidthEnabled",
 		"LinkWidthActive", "LinkSpeedSupported", "LinkSpeedEnabled", "LinkSpeedActive"}
-	if espeed {
+	if espeed.ext {
 		labels = append(labels, "LinkSpeedExtSupported", "LinkSpeedExtEnabled", "LinkSpeedExtActive")
+	}
+	if espeed.ext2 {
+		labels = append(labels, "LinkSpeedExtSupported2", "LinkSpeedExtEnabled2", "LinkSpeedExtActive2")
 	}
 	if !isSwitch || port == 0 {
 		labels = append(labels, "Mkey", "MkeyLeasePeriod", "ProtectBits")
@@ -410,7 +421,7 @@ func (r *portStateRun) run(target ibpath.Path, portnum int) error {
 
 // set changes the port: PortInfo as read with the states made NOPs and the
 // asked fields written (speeds and width always, 0 meaning no change).
-func (r *portStateRun) set(target ibpath.Path, pi *iba.PortInfo, ext *iba.MlnxExtPortInfo, portnum int, espeed, isSwitch bool) error {
+func (r *portStateRun) set(target ibpath.Path, pi *iba.PortInfo, ext *iba.MlnxExtPortInfo, portnum int, espeed extCaps, isSwitch bool) error {
 	v := r.res.Values
 	has := func(k string) bool { _, ok := v[k]; return ok }
 	physState := pi.PortPhysicalState
@@ -445,6 +456,7 @@ func (r *portStateRun) set(target ibpath.Path, pi *iba.PortInfo, ext *iba.MlnxEx
 	}
 	pi.LinkSpeedEnabled = uint8(v["speed"]) & 0xf
 	pi.LinkSpeedExtEnabled = uint8(v["espeed"]) & 0x1f
+	pi.LinkSpeedExtEnabled2 = uint8(v["espeed"] >> 5) // 0, no change: espeed is at most 31
 	pi.LinkWidthEnabled = uint8(v["width"])
 	if has("vls") {
 		pi.OperationalVLs = uint8(v["vls"])
@@ -483,7 +495,7 @@ func (r *portStateRun) set(target ibpath.Path, pi *iba.PortInfo, ext *iba.MlnxEx
 		pi.MKeyProtectBits = uint8(v["mkeyprot"])
 	}
 	mod := uint32(portnum)
-	if espeed {
+	if espeed.any() {
 		mod |= 1 << 31
 	}
 	if err := r.s.mc.SubnSet(r.e.Ctx, target, pi, mod); err != nil {
@@ -520,7 +532,7 @@ func (r *portStateRun) peerTarget(target ibpath.Path, portnum int) (ibpath.Path,
 	return p, nil
 }
 
-func (r *portStateRun) peer(target ibpath.Path, pi *iba.PortInfo, ext *iba.MlnxExtPortInfo, portnum int, espeed bool) error {
+func (r *portStateRun) peer(target ibpath.Path, pi *iba.PortInfo, ext *iba.MlnxExtPortInfo, portnum int, espeed extCaps) error {
 	pt, err := r.peerTarget(target, portnum)
 	if err != nil {
 		return err
@@ -592,16 +604,26 @@ func (r *portStateRun) peer(target ibpath.Path, pi *iba.PortInfo, ext *iba.MlnxE
 			break
 		}
 	}
-	if espeed && peerESpeed {
-		es := pick(pi.LinkSpeedExtEnabled, pi.LinkSpeedExtSupported, 31)
-		pes := pick(ppi.LinkSpeedExtEnabled, ppi.LinkSpeedExtSupported, 31)
+	if espeed.any() && peerESpeed.any() {
+		// Both groups as one mask, with each port's PortInfo as its own
+		// capability port (a switch port's masks are 0: its extended
+		// speeds count as none), as ibportstate 56 reads them.
+		lsea, lses, lsee := pi.ExtSpeeds(pi)
+		_, plses, plsee := ppi.ExtSpeeds(ppi)
+		linkSpeedExt := func(enabled, supported uint8) uint8 {
+			if enabled&iba.LinkSpeedExtXDR != 0 || enabled != 31 {
+				return enabled
+			}
+			return supported
+		}
+		es, pes := linkSpeedExt(lsee, lses), linkSpeedExt(plsee, plses)
 		for _, s := range []struct {
 			bit  uint8
 			name string
-		}{{8, "106.25 Gbps"}, {4, "53.125 Gbps"}, {2, "25.78125 Gbps"}, {1, "14.0625 Gbps"}} {
+		}{{iba.LinkSpeedExtXDR, "212.5 Gbps"}, {8, "106.25 Gbps"}, {4, "53.125 Gbps"}, {2, "25.78125 Gbps"}, {1, "14.0625 Gbps"}} {
 			if es&pes&s.bit != 0 {
-				if pi.LinkSpeedExtActive != s.bit {
-					r.warn("Peer ports operating at active extended speed %d rather than %d (%s)", pi.LinkSpeedExtActive, s.bit, s.name)
+				if lsea != s.bit {
+					r.warn("Peer ports operating at active extended speed %d rather than %d (%s)", lsea, s.bit, s.name)
 				}
 				break
 			}

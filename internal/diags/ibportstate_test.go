@@ -32,8 +32,10 @@ func smaClient(t *testing.T, l *live) *mad.Client {
 // active switch port), bad command lines, and every change ibsim's SMA
 // keeps, each made by the C tool and by ours from the same starting state
 // on a switch port, then queried.
-func TestIBPortStateLive(t *testing.T) {
-	l := startLive(t)
+func TestIBPortStateLive(t *testing.T) { eachRelease(t, testIBPortStateLive) }
+
+func testIBPortStateLive(t *testing.T, p peers) {
+	l := startLive(t, p)
 	sw, ca := strconv.Itoa(l.lid["S-leaf-1"]), strconv.Itoa(l.lid["H-3"])
 	spine := l.dr["S-spine-1"]
 	l.compareAll(t, "ibportstate", [][]string{
@@ -84,17 +86,17 @@ func TestIBPortStateLive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := strconv.Itoa(port)
+	pn := strconv.Itoa(port)
 	for _, op := range [][]string{
 		{"disable"}, {"enable"}, {"reset"}, {"off"}, {"on"}, {"speed", "1"}, {"width", "1"}, {"speed", "2", "width", "1"},
 		{"vls", "2"}, {"mtu", "3"}, {"lid", "0x77"}, {"smlid", "5"}, {"lmc", "2"}, {"fdr10", "1"},
 		{"mkeylease", "60"}, {"query", "lmc", "1"},
 	} {
-		args := append([]string{"-D", dr, p}, op...)
+		args := append([]string{"-D", dr, pn}, op...)
 		restore()
 		cOut, cErr, cCode := l.c(t, "ibportstate", args...)
 		// A disabled port passes no SMPs: its peer is not there.
-		query := []string{"-t", "200", "-D", dr, p}
+		query := []string{"-t", "200", "-D", dr, pn}
 		cqOut, cqErr, cqCode := l.c(t, "ibportstate", query...)
 		restore()
 		out, errOut, code := l.ours(t, "ibportstate", args...)
@@ -104,13 +106,13 @@ func TestIBPortStateLive(t *testing.T) {
 	}
 	// "on" of a disabled port enables it.
 	restore()
-	l.ours(t, "ibportstate", "-D", dr, p, "disable")
-	out, _, code := l.ours(t, "ibportstate", "-D", dr, p, "on")
+	l.ours(t, "ibportstate", "-D", dr, pn, "disable")
+	out, _, code := l.ours(t, "ibportstate", "-D", dr, pn, "on")
 	if code != 0 || !strings.Contains(out, "After PortInfo set:") || !strings.Contains(out, "PhysLinkState:...................Polling") {
 		t.Errorf("on after disable: exit %d\n%s", code, out)
 	}
 	restore()
-	out, _, _ = l.ours(t, "ibportstate", "--json", "-D", dr, p, "speed", "1")
+	out, _, _ = l.ours(t, "ibportstate", "--json", "-D", dr, pn, "speed", "1")
 	restore()
 	if !strings.Contains(out, `"op": "query"`) || !strings.Contains(out, `"speed": 1`) || !strings.Contains(out, `"after"`) {
 		t.Errorf("JSON of a change:\n%s", out)

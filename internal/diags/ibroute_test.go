@@ -24,9 +24,9 @@ var ipoibBroadcast = iba.GID{0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 
 
 // startRouteLive is startLive with every HCA's port 1 a full member of the
 // IPoIB broadcast group, so that OpenSM programs the switches' MFTs.
-func startRouteLive(t *testing.T) *live {
+func startRouteLive(t *testing.T, p peers) *live {
 	t.Helper()
-	l := startLive(t)
+	l := startLive(t, p)
 	for _, n := range l.f.Nodes {
 		if n.Type == testbed.Switch {
 			continue
@@ -81,8 +81,10 @@ func joinGroup(t *testing.T, sim *testbed.IBSim, node string, mgid iba.GID) {
 // TestIBRouteLive compares ibroute with the C ibroute on every switch of
 // the fat tree after OpenSM programmed it: unicast and multicast, -a, -n,
 // ranges, every address form, and the failures.
-func TestIBRouteLive(t *testing.T) {
-	l := startRouteLive(t)
+func TestIBRouteLive(t *testing.T) { eachRelease(t, testIBRouteLive) }
+
+func testIBRouteLive(t *testing.T, p peers) {
+	l := startRouteLive(t, p)
 	var cases [][]string
 	for _, n := range l.f.Nodes {
 		if n.Type != testbed.Switch {
@@ -170,7 +172,7 @@ func compareRetrying(t *testing.T, l *live, tool string, cases [][]string) {
 			defer cancel()
 			r := &res[i]
 			var err error
-			r.cOut, r.cErr, r.cCode, err = testbed.RunCContext(ctx, l.sim, liveHost, append([]string{tool}, args...)...)
+			r.cOut, r.cErr, r.cCode, err = l.p.diags.RunCContext(ctx, l.sim, liveHost, append([]string{tool}, args...)...)
 			if err != nil {
 				r.cCode = -1000
 				r.cErr = err.Error()

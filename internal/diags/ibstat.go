@@ -252,6 +252,17 @@ func runIBStat(e *Env, f *ibstatFlags, args []string) error {
 	}
 	res := &IBStatResult{}
 	var text strings.Builder
+	// A device (or the port asked for) that cannot be shown is reported
+	// and the others are shown, as infiniband-diags 56 does; the exit
+	// status is IBEXIT's, as 44's was (docs/ibtool.md): the last failure is
+	// returned, the ones before it are printed.
+	var failed error
+	fail := func(err error, name string) {
+		if failed != nil {
+			fmt.Fprintf(e.Stderr, "ibstat: %v\n", failed)
+		}
+		failed = iberror(err, "stat of IB device '%s' failed", name)
+	}
 	switch {
 	case f.portList:
 		for _, c := range cas {
@@ -275,7 +286,8 @@ func runIBStat(e *Env, f *ibstatFlags, args []string) error {
 		for _, c := range cas {
 			ca, err := c.stat()
 			if err != nil {
-				return iberror(err, "stat of IB device '%s' failed", c.name)
+				fail(err, c.name)
+				continue
 			}
 			if ca.nodeType == 0 {
 				continue
@@ -289,7 +301,8 @@ func runIBStat(e *Env, f *ibstatFlags, args []string) error {
 				}
 				if port == nil {
 					fmt.Fprintf(e.Stderr, "ibstat: %s: '%s' has no port number %d - max (%d)\n", ca.NodeType, ca.Name, portnum, ca.NumPorts)
-					return iberror(nil, "stat of IB device '%s' failed", c.name)
+					fail(nil, c.name)
+					continue
 				}
 				fmt.Fprintf(&text, "%s: '%s'\n", ca.NodeType, ca.Name)
 				writeIBStatPort(&text, port, "", "")
@@ -309,10 +322,15 @@ func runIBStat(e *Env, f *ibstatFlags, args []string) error {
 		}
 	}
 	if e.JSON {
-		return e.writeJSON("ibstat", res)
+		if err := e.writeJSON("ibstat", res); err != nil {
+			return err
+		}
+		return failed
 	}
-	_, err = io.WriteString(e.Stdout, text.String())
-	return err
+	if _, err := io.WriteString(e.Stdout, text.String()); err != nil {
+		return err
+	}
+	return failed
 }
 
 func writeIBStatCA(w io.Writer, ca *IBStatCA) {

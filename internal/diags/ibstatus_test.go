@@ -4,16 +4,23 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rdmakit/rdmakit/internal/testbed"
 )
 
 // TestIBStatusFixtures compares ibstatus with the ibstatus script of
-// infiniband-diags on every sysfs fixture, the failure for an unknown
-// device included (its message names the sysfs directory, which differs).
+// each release's infiniband-diags on every sysfs fixture, the failure for
+// an unknown device included (its message names the sysfs directory,
+// which differs).
 func TestIBStatusFixtures(t *testing.T) {
+	testbed.EachRelease(t, testIBStatusFixtures)
+}
+
+func testIBStatusFixtures(t *testing.T, rel *testbed.Release) {
 	for name, sys := range sysfsFixtures(t) {
 		t.Run(name, func(t *testing.T) {
 			for _, args := range [][]string{{}, {"mlx5_0"}, {"mlx5_0:1"}, {"mlx5_0:7"}, {"rxe0:1", "mlx5_0"}, {"mlx5_1"}, {"nosuch"}, {"mlx5_0:"}} {
-				cOut, cCode := cOnSysfs(t, sys, append([]string{"ibstatus"}, args...)...)
+				cOut, _, cCode := cOnSysfs(t, rel, sys, append([]string{"ibstatus"}, args...)...)
 				out, errOut, code := oursOnSysfs(t, sys, append([]string{"ibstatus"}, args...)...)
 				out = strings.ReplaceAll(out, filepath.Join(sys, "class"), "/sys/class")
 				if code != cCode || out != cOut {

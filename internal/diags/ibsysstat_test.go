@@ -12,8 +12,10 @@ import (
 // TestIBSysStatLive runs our ibsysstat server on a node of the ibsim
 // fabric and compares our client with the C client against it, and both
 // against a port with no server.
-func TestIBSysStatLive(t *testing.T) {
-	l := startLive(t)
+func TestIBSysStatLive(t *testing.T) { eachRelease(t, testIBSysStatLive) }
+
+func testIBSysStatLive(t *testing.T, p peers) {
+	l := startLive(t, p)
 	srv := strconv.Itoa(attachLID(t, l, "H-3"))
 	startServer(t, "H-3", func() bool {
 		_, _, code := l.ours(t, "ibsysstat", "-t", "200", srv)

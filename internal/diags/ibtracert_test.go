@@ -15,8 +15,10 @@ import (
 // TestIBTracertLive compares ibtracert with the C ibtracert on the fat
 // tree: unicast and multicast (the IPoIB broadcast group OpenSM made)
 // between every pair of ports, -n, -G, --ports-file and the failures.
-func TestIBTracertLive(t *testing.T) {
-	l := startRouteLive(t)
+func TestIBTracertLive(t *testing.T) { eachRelease(t, testIBTracertLive) }
+
+func testIBTracertLive(t *testing.T, p peers) {
+	l := startRouteLive(t, p)
 	var lids, cas []string
 	for _, n := range l.f.Nodes {
 		lid := strconv.Itoa(l.lid[n.Name])
@@ -101,8 +103,11 @@ func TestIBTracertLive(t *testing.T) {
 		// One address: from the local port (python-rdma). liveHost is H-2.
 		here := strconv.Itoa(l.lid[liveHost])
 		for _, args := range [][]string{{lids[0]}, {"-m", "0xc000", lids[0]}} {
-			out, errOut, code := l.ours(t, "ibtracert", args...)
 			full := append(append([]string{}, args[:len(args)-1]...), here, args[len(args)-1])
+			if l.broken(t, "ibtracert", full) {
+				continue
+			}
+			out, errOut, code := l.ours(t, "ibtracert", args...)
 			want, _, wantCode := l.c(t, "ibtracert", full...)
 			if code != wantCode || out != want {
 				t.Errorf("ibtracert %v: exit %d, want %d\n%s%s\nwant\n%s", args, code, wantCode, out, errOut, want)

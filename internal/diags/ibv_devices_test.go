@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rdmakit/rdmakit/internal/testbed"
 )
 
 // TestIBVDevicesFixtures keeps ibv_devices of the sysfs fixtures. The C
@@ -33,7 +35,7 @@ func TestIBVDevicesNoVerbs(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(empty, "class"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if cOut, cCode := cOnSysfs(t, empty, "ibv_devices"); cCode != 1 || cOut != "" {
+	if cOut, _, cCode := cOnSysfs(t, testbed.Bookworm, empty, "ibv_devices"); cCode != 1 || cOut != "" {
 		t.Errorf("the C ibv_devices: exit %d, %q", cCode, cOut)
 	}
 	if _, _, code := run(t, "", "ibtool", "--fabric", "ibsim", "ibv_devices"); code != 2 {

@@ -37,7 +37,15 @@ func linkMlnxExt(p *subnet.Port) iba.MlnxExtPortInfo {
 // shows; width and speeds are ibaprint's.
 func linkWidth(w uint8) string    { return ibaprint.LinkWidth(uint64(w)) }
 func linkSpeed(s uint8) string    { return ibaprint.LinkSpeed(uint64(s)) }
-func linkSpeedExt(s uint8) string { return ibaprint.LinkSpeedExt(uint64(s)) }
+func linkSpeedExt(s uint8) string { return ibaprint.ExtSpeed(uint64(s)) }
+
+// linkExtSpeeds is a port's extended speeds, both groups in one mask
+// (iba.PortInfo.ExtSpeeds), as infiniband-diags 56 reads them.
+func linkExtSpeeds(p *subnet.Port) (active, supported uint8) {
+	pi := p.PortInfo()
+	active, supported, _ = pi.ExtSpeeds(linkCapInfo(p))
+	return active, supported
+}
 
 func linkPortState(s iba.PortState) string {
 	switch s {
@@ -67,12 +75,7 @@ func linkPhysState(s iba.PhysPortState) string {
 // with the width and speed the JSON gets.
 func linkState(p *subnet.Port) (text, width, speed string) {
 	pi := p.PortInfo()
-	espeed := uint8(0)
-	if ci := linkCapInfo(p); ci != nil {
-		if ci.CapabilityMask&iba.PortCapIsExtendedSpeedsSupported != 0 {
-			espeed = pi.LinkSpeedExtActive
-		}
-	}
+	espeed, _ := linkExtSpeeds(p)
 	state, phys := linkPortState(pi.PortState), linkPhysState(pi.PortPhysicalState)
 	if pi.PortState == iba.PortStateDown {
 		return fmt.Sprintf("(              %6s/%8s)", state, phys), "", ""
@@ -133,10 +136,12 @@ func linkCouldBe(p *subnet.Port) (width, speed string) {
 		}
 		return 0
 	}
+	active, supported := linkExtSpeeds(p)
+	_, rSupported := linkExtSpeeds(r)
 	if capOf(p)&iba.PortCapIsExtendedSpeedsSupported != 0 && capOf(r)&iba.PortCapIsExtendedSpeedsSupported != 0 &&
-		pi.LinkSpeedExtSupported != 0 && ri.LinkSpeedExtSupported != 0 {
-		ms := linkHighBit(pi.LinkSpeedExtSupported & ri.LinkSpeedExtSupported)
-		if ms&pi.LinkSpeedExtActive == 0 {
+		supported != 0 && rSupported != 0 {
+		ms := linkHighBit(supported & rSupported)
+		if ms&active == 0 {
 			speed = "Could be " + linkSpeedExt(ms)
 		}
 		return width, speed

@@ -367,8 +367,10 @@ func sameCounters(slack uint64) func(c, ours string) bool {
 // identical. The per-attribute options read counters that ibsim never
 // moves, and are compared exactly; resets are checked by what the C tool
 // reads after them.
-func TestPerfQueryLive(t *testing.T) {
-	l := startLive(t)
+func TestPerfQueryLive(t *testing.T) { eachRelease(t, testPerfQueryLive) }
+
+func testPerfQueryLive(t *testing.T, p peers) {
+	l := startLive(t, p)
 	lid := func(n string) string { return strconv.Itoa(l.lid[n]) }
 	to := []string{"-t", "3000"}
 	h3, leaf2 := lid("H-3"), lid("S-leaf-2")

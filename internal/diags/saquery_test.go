@@ -34,8 +34,10 @@ import (
 // arguments that select one record: ibsim carries one 256-byte MAD, so a
 // table of several records reaches either tool cut, and those are compared
 // against TestSAQueryTables' SA instead.
-func TestSAQueryLive(t *testing.T) {
-	l := startLive(t)
+func TestSAQueryLive(t *testing.T) { eachRelease(t, testSAQueryLive) }
+
+func testSAQueryLive(t *testing.T, p peers) {
+	l := startLive(t, p)
 	sw, sw2, ca := strconv.Itoa(l.lid["S-leaf-1"]), strconv.Itoa(l.lid["S-spine-1"]), strconv.Itoa(l.lid["H-3"])
 	leafGUID := fmt.Sprintf("0x%016x", uint64(l.f.Node("S-leaf-1").GUID))
 	cases := [][]string{
@@ -311,8 +313,10 @@ func syntheticNodes(n int) [][]byte {
 // synthetic NodeRecords; saquery's whole-table output must be the C
 // saquery's one-record outputs for the same nodes (read through OpenSM),
 // one after the other, also when segments are lost and resent.
-func TestSAQueryTables(t *testing.T) {
-	l := startLive(t)
+func TestSAQueryTables(t *testing.T) { eachRelease(t, testSAQueryTables) }
+
+func testSAQueryTables(t *testing.T, p peers) {
+	l := startLive(t, p)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tr, err := ibsim.Dial(ctx, ibsim.Config{SockName: l.sim.SockName, Node: liveHost})

@@ -12,7 +12,7 @@ import (
 // floor and keeps the record the SA answers (no C command exists; the LID
 // OpenSM chose is masked in the golden file).
 func TestSetGUIDLive(t *testing.T) {
-	l := startLive(t)
+	l := startLive(t, machinePeers)
 	lid := strconv.Itoa(l.lid["H-3"])
 	mask := regexp.MustCompile(`LID=\d+`)
 	for _, tc := range []struct {

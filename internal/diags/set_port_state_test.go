@@ -26,7 +26,7 @@ func physState(t *testing.T, l *live, dr []byte, port int) iba.PhysPortState {
 // a dry run, a switch port and a CA port, and the errors for targets it
 // cannot use.
 func TestSetPortStateLive(t *testing.T) {
-	l := startLive(t)
+	l := startLive(t, machinePeers)
 	leaf, port, _ := l.f.Peer("H-3", 2)
 	target := fmt.Sprintf("%s@%d", l.dr[leaf], port)
 	h3 := fmt.Sprintf("0x%016x", uint64(l.f.Node("H-3").PortGUID(2)))
@@ -70,7 +70,7 @@ func TestSetPortStateLive(t *testing.T) {
 // TestInitAllPortsLive sets every active port of the ibsim fabric to Down
 // (ibsim puts both ends in Init) and keeps what it says.
 func TestInitAllPortsLive(t *testing.T) {
-	l := startLive(t)
+	l := startLive(t, machinePeers)
 	out, errOut, code := l.ours(t, "init_all_ports")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -11,8 +11,10 @@ import (
 // TestSMInfoLive compares sminfo with the C sminfo against OpenSM's SM on
 // the ibsim floor: queries by the local port's SM LID, by LID, by directed
 // route and by GUID, failures at ports without an SM.
-func TestSMInfoLive(t *testing.T) {
-	l := startLive(t)
+func TestSMInfoLive(t *testing.T) { eachRelease(t, testSMInfoLive) }
+
+func testSMInfoLive(t *testing.T, p peers) {
+	l := startLive(t, p)
 	sm := strconv.Itoa(l.lid["H-1"])
 	l.compareAll(t, "sminfo", [][]string{
 		{"-t", "200", "-D", "0"}, {"-t", "200", strconv.Itoa(l.lid["H-3"])}, {"-t", "200", "900"},

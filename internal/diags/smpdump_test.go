@@ -11,8 +11,10 @@ import (
 // TestSMPDumpLive compares smpdump with the C smpdump on the ibsim floor:
 // several attributes by LID and by directed route, -s, and the answers to
 // requests that fail.
-func TestSMPDumpLive(t *testing.T) {
-	l := startLive(t)
+func TestSMPDumpLive(t *testing.T) { eachRelease(t, testSMPDumpLive) }
+
+func testSMPDumpLive(t *testing.T, p peers) {
+	l := startLive(t, p)
 	sw, ca := strconv.Itoa(l.lid["S-leaf-1"]), strconv.Itoa(l.lid["H-3"])
 	var cases [][]string
 	for _, attr := range []string{"0x11", "0x10", "0x15", "16", "0x12", "0x14", "0x16", "0x17", "0x19"} {

@@ -9,7 +9,7 @@ import (
 // in the dump format, and stdout is the same as without them; -vv adds the
 // packets of a failed RPC to the error.
 func TestDebugAndVerbose(t *testing.T) {
-	l := startLive(t)
+	l := startLive(t, machinePeers)
 	plain, _, code := l.ours(t, "smpquery", "nodeinfo", "1")
 	if code != 0 {
 		t.Fatalf("exit %d", code)

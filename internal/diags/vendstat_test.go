@@ -115,8 +115,10 @@ func serveFakeMlx(t *testing.T, l *live, node string, f *fakeMlx) {
 // Mellanox agents on two switches of the ibsim fabric (an InfiniScale III
 // and a Switch-IB, which reports the extended firmware version), and
 // against a port that has no such agent.
-func TestVendStatLive(t *testing.T) {
-	l := startLive(t)
+func TestVendStatLive(t *testing.T) { eachRelease(t, testVendStatLive) }
+
+func testVendStatLive(t *testing.T, p peers) {
+	l := startLive(t, p)
 	serveFakeMlx(t, l, "S-spine-1", &fakeMlx{deviceID: mlxIS3DeviceID, regs: map[uint32]uint32{}})
 	serveFakeMlx(t, l, "S-leaf-2", &fakeMlx{deviceID: 0xcb20, regs: map[uint32]uint32{}})
 	is3, sib := strconv.Itoa(l.lid["S-spine-1"]), strconv.Itoa(l.lid["S-leaf-2"])

@@ -6,7 +6,11 @@
 // scripts/floors/10-ibsim.sh installs (Bookworm: diags 44, ibsim 0.10), and
 // Debian 13's, in the root scripts/floors/20-trixie.sh builds (Trixie:
 // diags 56, ibsim 0.12); Releases lists both for a comparison that runs
-// against each.
+// against each, and EachRelease runs one as a subtest per release.
+// Release.RunC runs a release's C tool against any simulator. Where the two
+// releases print differently, 56 is the reference: Release.Normalise turns
+// 44's output into 56's for the differences docs/ibtool.md lists, and
+// Release.Broken names the command lines 56.1 gets wrong.
 //
 // Topologies come from generators (FatTree) or are built node by node
 // (Fabric) and are written in the ibnetdiscover format that ibsim reads,

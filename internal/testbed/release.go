@@ -40,9 +40,9 @@ type Release struct {
 	// IBSim its ibsim version ("0.10", "0.12").
 	Diags, IBSim string
 
-	// bin is the directory of 20-trixie.sh's wrappers; empty for the
-	// machine's own programs.
-	bin string
+	// bin is the directory of 20-trixie.sh's wrappers, root the
+	// release's root directory; both empty for the machine's own.
+	bin, root string
 	// preload is the root's libumad2sim.so, handed to the wrappers in
 	// PreloadEnv.
 	preload string
@@ -92,6 +92,31 @@ func Releases(t testing.TB) []*Release {
 	return []*Release{Bookworm, Trixie(t)}
 }
 
+// EachRelease runs f as one subtest per release, oldest first, each named
+// by its diags ("diags44", "diags56"). Unlike Releases it does not skip
+// the whole test when Debian 13's root is missing: then only the diags56
+// subtest (named "trixie") skips, or fails in CI, and diags44 still runs.
+func EachRelease(t *testing.T, f func(t *testing.T, r *Release)) {
+	t.Helper()
+	t.Run("diags"+Bookworm.Diags, func(t *testing.T) {
+		Bookworm.Require(t)
+		f(t, Bookworm)
+	})
+	t.Run(TrixieSubtest(), func(t *testing.T) {
+		f(t, Trixie(t))
+	})
+}
+
+// TrixieSubtest is the name EachRelease gives Debian 13's subtest:
+// "diags" and its diags' major version, or "trixie" when its root is
+// missing.
+func TrixieSubtest() string {
+	if r, err := TrixieRelease(); err == nil {
+		return "diags" + r.Diags
+	}
+	return "trixie"
+}
+
 func findTrixie() (*Release, error) {
 	root, err := moduleRoot()
 	if err != nil {
@@ -102,7 +127,7 @@ func findTrixie() (*Release, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the trixie root is not prepared (run scripts/floors/20-trixie.sh): %w", err)
 	}
-	r := &Release{Name: "trixie", bin: filepath.Join(dir, "bin")}
+	r := &Release{Name: "trixie", bin: filepath.Join(dir, "bin"), root: filepath.Join(dir, "root")}
 	// ready's versions line: "ibsim-utils=0.12-1 infiniband-diags=56.1-1 ...".
 	for _, line := range strings.Split(string(ready), "\n") {
 		vs, ok := strings.CutPrefix(line, "versions=")
@@ -164,6 +189,16 @@ func (r *Release) Require(t testing.TB) {
 	}
 	_, err := r.umad2sim()
 	floor.Need(t, err == nil, fmt.Sprintf("libumad2sim.so of %s (Debian package libumad2sim0)", r.Name))
+}
+
+// Glob finds files of the release by an absolute pattern
+// ("/usr/lib/*/libibmad.so.5"): in its root, or on the machine for
+// Bookworm. For a program to copy elsewhere, such as into a VM guest.
+func (r *Release) Glob(pattern string) ([]string, error) {
+	if !filepath.IsAbs(pattern) {
+		return nil, fmt.Errorf("%q: want an absolute pattern", pattern)
+	}
+	return filepath.Glob(filepath.Join(r.root, pattern))
 }
 
 // LookPath finds a program of the release: for the machine's own, in PATH

@@ -24,9 +24,19 @@ const RunCTimeout = 60 * time.Second
 // the test.
 func RunC(t testing.TB, sim *IBSim, simHost string, argv ...string) (stdout, stderr string, exitCode int) {
 	t.Helper()
+	return release(sim.Release).RunC(t, sim, simHost, argv...)
+}
+
+// RunC runs a libibumad program of this release as a client of sim, as
+// RunC does, whichever release's ibsim (or fabricsim) sim is: infiniband-diags
+// 56 can run against Debian 12's ibsim, which tells a change of the diags
+// from a change of the simulator.
+func (r *Release) RunC(t testing.TB, sim *IBSim, simHost string, argv ...string) (stdout, stderr string, exitCode int) {
+	t.Helper()
+	r.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), RunCTimeout)
 	defer cancel()
-	stdout, stderr, exitCode, err := RunCContext(ctx, sim, simHost, argv...)
+	stdout, stderr, exitCode, err := r.RunCContext(ctx, sim, simHost, argv...)
 	if err != nil {
 		t.Fatalf("RunC %q: %v\nstdout:\n%s\nstderr:\n%s", argv, err, tail(stdout, 2000), tail(stderr, 2000))
 	}
@@ -37,6 +47,11 @@ func RunC(t testing.TB, sim *IBSim, simHost string, argv ...string) (stdout, std
 // could not start or that ctx stopped (it is killed by PID then);
 // exitCode is the program's own status otherwise.
 func RunCContext(ctx context.Context, sim *IBSim, simHost string, argv ...string) (stdout, stderr string, exitCode int, err error) {
+	return release(sim.Release).RunCContext(ctx, sim, simHost, argv...)
+}
+
+// RunCContext is Release.RunC without a testing.TB, as RunCContext is.
+func (r *Release) RunCContext(ctx context.Context, sim *IBSim, simHost string, argv ...string) (stdout, stderr string, exitCode int, err error) {
 	if len(argv) == 0 {
 		return "", "", -1, errors.New("no program given")
 	}
@@ -45,12 +60,11 @@ func RunCContext(ctx context.Context, sim *IBSim, simHost string, argv ...string
 			return "", "", -1, err
 		}
 	}
-	rel := release(sim.Release)
-	bin, err := rel.LookPath(argv[0])
+	bin, err := r.LookPath(argv[0])
 	if err != nil {
 		return "", "", -1, err
 	}
-	env, err := rel.clientEnv(sim.envOver(os.Environ()))
+	env, err := r.clientEnv(sim.envOver(os.Environ()))
 	if err != nil {
 		return "", "", -1, err
 	}

@@ -19,11 +19,12 @@ const (
 type LinkSpec struct {
 	// Lanes is 1, 2, 4, 8 or 12; 0 means 4.
 	Lanes int
-	// Speed is SDR, DDR, QDR, FDR10, FDR, EDR, HDR or NDR; "" means SDR.
+	// Speed is SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR or XDR; "" means
+	// SDR.
 	Speed string
 }
 
-func (l LinkSpec) masks() (w, s, e, m uint8, err error) {
+func (l LinkSpec) masks() (w, s, e, x, m uint8, err error) {
 	switch l.Lanes {
 	case 0, 4:
 		w = Width4x
@@ -36,7 +37,7 @@ func (l LinkSpec) masks() (w, s, e, m uint8, err error) {
 	case 12:
 		w = Width12x
 	default:
-		return 0, 0, 0, 0, fmt.Errorf("link width %dx: want 1, 2, 4, 8 or 12", l.Lanes)
+		return 0, 0, 0, 0, 0, fmt.Errorf("link width %dx: want 1, 2, 4, 8 or 12", l.Lanes)
 	}
 	name := l.Speed
 	if name == "" {
@@ -44,25 +45,25 @@ func (l LinkSpec) masks() (w, s, e, m uint8, err error) {
 	}
 	sp, ok := speedMasks[name]
 	if !ok {
-		return 0, 0, 0, 0, fmt.Errorf("link speed %q: want SDR, DDR, QDR, FDR10, FDR, EDR, HDR or NDR", l.Speed)
+		return 0, 0, 0, 0, 0, fmt.Errorf("link speed %q: want SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR or XDR", l.Speed)
 	}
 	e = sp.ext
 	if e == keepExt {
 		e = 0
 	}
-	return w, sp.speed, e, sp.mlnx, nil
+	return w, sp.speed, e, sp.ext2, sp.mlnx, nil
 }
 
 // builder hands out deterministic GUIDs and applies one LinkSpec.
 type builder struct {
-	t          *Topology
-	sw, ca, rt uint64
-	w, s, e, m uint8
-	hcaPorts   int
+	t             *Topology
+	sw, ca, rt    uint64
+	w, s, e, x, m uint8
+	hcaPorts      int
 }
 
 func newBuilder(l LinkSpec, hcaPorts int) (*builder, error) {
-	w, s, e, m, err := l.masks()
+	w, s, e, x, m, err := l.masks()
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +73,7 @@ func newBuilder(l LinkSpec, hcaPorts int) (*builder, error) {
 	if hcaPorts < 1 || hcaPorts > 8 {
 		return nil, fmt.Errorf("%d ports per HCA: want 1 to 8", hcaPorts)
 	}
-	return &builder{t: &Topology{}, sw: genSwitchGUID, ca: genCAGUID, rt: genRouterGUID, w: w, s: s, e: e, m: m, hcaPorts: hcaPorts}, nil
+	return &builder{t: &Topology{}, sw: genSwitchGUID, ca: genCAGUID, rt: genRouterGUID, w: w, s: s, e: e, x: x, m: m, hcaPorts: hcaPorts}, nil
 }
 
 func (b *builder) node(typ iba.NodeType, id string, ports int) int {
@@ -91,7 +92,7 @@ func (b *builder) node(typ iba.NodeType, id string, ports int) int {
 	i := b.t.AddNode(typ, id, id, ports, iba.GUID(g))
 	for p := 0; p <= ports; p++ {
 		x := b.t.Port(i, p)
-		x.Width, x.Speed, x.SpeedExt, x.MlnxSpeed = b.w, b.s, b.e, b.m
+		x.Width, x.Speed, x.SpeedExt, x.SpeedExt2, x.MlnxSpeed = b.w, b.s, b.e, b.x, b.m
 	}
 	return i
 }

@@ -669,6 +669,12 @@ func (p *parser) portOptions(port *Port, rest string) string {
 				return fmt.Sprintf("bad enabled extended speed e=%d (0 to 15)", v)
 			}
 			port.SpeedExt = uint8(v)
+		case 'x':
+			// Ours: ibsim has no second group of extended speeds.
+			if v > 1 {
+				return fmt.Sprintf("bad enabled extended speed 2 x=%d (0 or 1, XDR)", v)
+			}
+			port.SpeedExt2 = uint8(v)
 		}
 	}
 	return ""
@@ -738,11 +744,11 @@ func (p *parser) connection(port *Port, typ iba.NodeType, rest string) string {
 	}
 	sp, ok := speedMasks[f[1][x+1:]]
 	if !ok {
-		return fmt.Sprintf("bad link speed %q (SDR, DDR, QDR, FDR10, FDR, EDR, HDR or NDR)", f[1][x+1:])
+		return fmt.Sprintf("bad link speed %q (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR or XDR)", f[1][x+1:])
 	}
 	port.Speed = sp.speed
 	if sp.ext != keepExt {
-		port.SpeedExt = sp.ext
+		port.SpeedExt, port.SpeedExt2 = sp.ext, sp.ext2
 	}
 	if sp.mlnx != 0 {
 		port.MlnxSpeed = sp.mlnx
@@ -753,16 +759,19 @@ func (p *parser) connection(port *Port, typ iba.NodeType, rest string) string {
 const keepExt = 0xff
 
 // speedMasks gives the enabled masks ibsim sets for a speed annotation;
-// the classic speeds leave the extended mask as the directives set it.
-var speedMasks = map[string]struct{ speed, ext, mlnx uint8 }{
-	"SDR":   {1, keepExt, 0},
-	"DDR":   {3, keepExt, 0},
-	"QDR":   {7, keepExt, 0},
-	"FDR10": {7, keepExt, 1},
-	"FDR":   {7, 1, 1},
-	"EDR":   {7, 3, 1},
-	"HDR":   {7, 7, 1},
-	"NDR":   {7, 15, 1},
+// the classic speeds leave the extended masks as the directives set them.
+// XDR, which ibsim (0.12) does not know, enables every speed of the first
+// group and XDR of the second (LinkSpeedExtEnabled2).
+var speedMasks = map[string]struct{ speed, ext, ext2, mlnx uint8 }{
+	"SDR":   {1, keepExt, 0, 0},
+	"DDR":   {3, keepExt, 0, 0},
+	"QDR":   {7, keepExt, 0, 0},
+	"FDR10": {7, keepExt, 0, 1},
+	"FDR":   {7, 1, 0, 1},
+	"EDR":   {7, 3, 0, 1},
+	"HDR":   {7, 7, 0, 1},
+	"NDR":   {7, 15, 0, 1},
+	"XDR":   {7, 15, 1, 1},
 }
 
 // connect resolves the links once every node is known: both ends must name

@@ -16,7 +16,7 @@ import (
 //	dragonfly:a=4,p=2,h=2[,hcaports=2,routers=1]
 //	random:switches=16,radix=12,hosts=40[,extra=8,seed=1,hcaports=2,routers=1]
 //
-// Every generator also takes width=1|2|4|8|12 and speed=SDR|...|NDR.
+// Every generator also takes width=1|2|4|8|12 and speed=SDR|...|NDR|XDR.
 // Sizes are checked before anything is built: a fabric beyond MaxNodes or
 // MaxPorts is refused with a *SizeError that estimates the memory it would
 // need.

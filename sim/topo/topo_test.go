@@ -236,7 +236,7 @@ func roundTrip(t *testing.T, top *Topology) {
 				continue
 			}
 			if y.Peer < 0 || back.Nodes[y.Peer].ID != top.Nodes[x.Peer].ID || x.PeerPort != y.PeerPort ||
-				x.GUID != y.GUID || x.Width != y.Width || x.Speed != y.Speed || x.SpeedExt != y.SpeedExt || x.LID != y.LID {
+				x.GUID != y.GUID || x.Width != y.Width || x.Speed != y.Speed || x.SpeedExt != y.SpeedExt || x.SpeedExt2 != y.SpeedExt2 || x.LID != y.LID {
 				t.Fatalf("%q[%d]: %+v back as %+v", a.ID, p, x, y)
 			}
 		}
@@ -262,6 +262,17 @@ func TestGenerators(t *testing.T) {
 		{"fattree dual port", func() (*Topology, error) {
 			return FatTree(FatTreeConfig{K: 4, N: 2, HCAPorts: 2, Routers: 2, Link: LinkSpec{Lanes: 4, Speed: "EDR"}})
 		}, 8, 7, 2, 16 + 4*4},
+		{"leafspine XDR", func() (*Topology, error) {
+			top, err := LeafSpine(LeafSpineConfig{Leaves: 2, Spines: 1, HostsPerLeaf: 2, Uplinks: 1, Link: LinkSpec{Lanes: 2, Speed: "XDR"}})
+			if err == nil {
+				// One host without XDR (an NDR annotation), and the leaf
+				// end of its link with a width no annotation gives (port
+				// options, XDR as x=1).
+				top.Port(int(top.Port(0, 1).Peer), int(top.Port(0, 1).PeerPort)).SpeedExt2 = 0
+				top.Port(0, 1).Width = Width1x | Width2x
+			}
+			return top, err
+		}, 3, 4, 0, 4 + 2},
 		{"leafspine full", func() (*Topology, error) {
 			return LeafSpine(LeafSpineConfig{Leaves: 4, Spines: 2, HostsPerLeaf: 6, Uplinks: 4})
 		}, 6, 24, 0, 24 + 16},

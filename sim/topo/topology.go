@@ -72,10 +72,12 @@ type Port struct {
 	// Peer is the node index at the other end of the link, -1 if none.
 	Peer     int32
 	PeerPort uint8
-	// Width, Speed, SpeedExt and MlnxSpeed are the enabled masks of
-	// PortInfo:LinkWidthEnabled, LinkSpeedEnabled, LinkSpeedExtEnabled and
-	// of the Mellanox extended port info (bit 0: FDR10).
-	Width, Speed, SpeedExt, MlnxSpeed uint8
+	// Width, Speed, SpeedExt, SpeedExt2 and MlnxSpeed are the enabled
+	// masks of PortInfo:LinkWidthEnabled, LinkSpeedEnabled,
+	// LinkSpeedExtEnabled, LinkSpeedExtEnabled2 (bit 0: XDR; a port
+	// without it has no second group of extended speeds) and of the
+	// Mellanox extended port info (bit 0: FDR10).
+	Width, Speed, SpeedExt, SpeedExt2, MlnxSpeed uint8
 	// LID and LMC are a CA port's annotation ("# lid 2 lmc 0").
 	LID uint16
 	LMC uint8
@@ -140,12 +142,12 @@ func (t *Topology) checkPort(n, p int) error {
 
 // SetLink sets the enabled width and speed masks of both ends of the link
 // at node n port p (or of the port alone when it is not connected).
-func (t *Topology) SetLink(n, p int, width, speed, speedExt, mlnx uint8) {
+func (t *Topology) SetLink(n, p int, width, speed, speedExt, speedExt2, mlnx uint8) {
 	x := t.Port(n, p)
-	x.Width, x.Speed, x.SpeedExt, x.MlnxSpeed = width, speed, speedExt, mlnx
+	x.Width, x.Speed, x.SpeedExt, x.SpeedExt2, x.MlnxSpeed = width, speed, speedExt, speedExt2, mlnx
 	if x.Peer >= 0 {
 		y := t.Port(int(x.Peer), int(x.PeerPort))
-		y.Width, y.Speed, y.SpeedExt, y.MlnxSpeed = width, speed, speedExt, mlnx
+		y.Width, y.Speed, y.SpeedExt, y.SpeedExt2, y.MlnxSpeed = width, speed, speedExt, speedExt2, mlnx
 	}
 }
 

@@ -74,6 +74,9 @@ func writeNode(w *bufio.Writer, t *Topology, i int) error {
 		ann, exact := annotation(x)
 		if !exact {
 			fmt.Fprintf(w, " w=%d s=%d e=%d", x.Width, x.Speed, x.SpeedExt)
+			if x.SpeedExt2 != 0 {
+				fmt.Fprintf(w, " x=%d", x.SpeedExt2)
+			}
 		}
 		w.WriteString("\t\t# ")
 		if n.Type != iba.NodeTypeSwitch {
@@ -113,13 +116,13 @@ func annotation(x *Port) (string, bool) {
 	default:
 		return "", false
 	}
-	for _, name := range []string{"SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR"} {
+	for _, name := range []string{"SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR"} {
 		m := speedMasks[name]
 		ext := m.ext
 		if ext == keepExt {
 			ext = DefaultSpeedExt
 		}
-		if m.speed == x.Speed && ext == x.SpeedExt && m.mlnx == x.MlnxSpeed {
+		if m.speed == x.Speed && ext == x.SpeedExt && m.ext2 == x.SpeedExt2 && m.mlnx == x.MlnxSpeed {
 			return fmt.Sprintf("%dx%s", lanes, name), true
 		}
 	}
