@@ -1,7 +1,6 @@
 package diags
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -104,7 +103,6 @@ type saQueryFlags struct {
 	print       nodePrint
 	srcToDst    string
 	nodeNameMap string
-	smKey       uint64
 	showKeys    bool
 }
 
@@ -279,14 +277,6 @@ Supported query names (and aliases):
 		p.numbPath, f.queryType = 0x7f, saAttrPath
 		return nil
 	})
-	val("smkey", "", "val", "SA SM_Key value for the query. If non-numeric value (like 'x') is specified then saquery will prompt for a value. Default is to use SM_Key == 0 (or \"untrusted\")", func(s string) error {
-		s, err := e.promptIfNotHex(s, "SM_Key: ")
-		if err != nil {
-			return err
-		}
-		f.smKey = num(s)
-		return nil
-	})
 	val("slid", "", "lid", "Source LID (PathRecord)", func(s string) error { p.slid = uint16(num(s)); return nil })
 	val("dlid", "", "lid", "Destination LID (PathRecord)", func(s string) error { p.dlid = uint16(num(s)); return nil })
 	val("mlid", "", "lid", "Multicast LID (MCMemberRecord)", func(s string) error { p.mlid = uint16(num(s)); return nil })
@@ -326,20 +316,6 @@ Supported query names (and aliases):
 	val("service_id", "", "val", "ServiceID (PathRecord)", func(s string) error { p.serviceID = num(s); return nil })
 	fl.SortFlags = false
 	return c
-}
-
-// promptIfNotHex is saquery's getpass: a key option whose value does not
-// start with a hex digit asks for the value, here read as a line of stdin.
-func (e *Env) promptIfNotHex(s, prompt string) (string, error) {
-	if s != "" && strings.ContainsRune("0123456789abcdefABCDEF", rune(s[0])) {
-		return s, nil
-	}
-	fmt.Fprint(e.Stderr, prompt)
-	line, err := bufio.NewReader(e.Stdin).ReadString('\n')
-	if err != nil && line == "" {
-		return "", fmt.Errorf("cannot get %s", strings.TrimSuffix(prompt, ": "))
-	}
-	return strings.TrimRight(line, "\r\n"), nil
 }
 
 // parseInet6 is inet_pton(AF_INET6): IPv6 text only, no zone.
@@ -433,7 +409,7 @@ func runSAQuery(e *Env, f *saQueryFlags, args []string, open func() (*session, e
 	}
 	defer s.Close()
 	r.s = s
-	r.sa = sa.New(s.mc, sa.WithSMKey(f.smKey))
+	r.sa = s.f.SA()
 	if _, err := r.sa.Target(e.Ctx); err != nil {
 		return &saExit{msg: "Failed to bind to the SA", code: 255, err: err}
 	}

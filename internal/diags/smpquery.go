@@ -90,7 +90,6 @@ type smpQueryFlags struct {
 	combined    bool
 	extended    bool
 	showKeys    bool
-	mkey        string
 	nodeNameMap string
 }
 
@@ -129,7 +128,6 @@ Examples:
 	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
 	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
 	fl.BoolVarP(&f.showKeys, "show_keys", "K", false, "display security keys in output")
-	fl.StringVarP(&f.mkey, "m_key", "y", "", "M_Key to use in request")
 	return c
 }
 
@@ -152,11 +150,8 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 	if !ok {
 		return iberror(nil, "operation '%s' not supported", args[0])
 	}
-	mkey, err := parseMKey(f.mkey)
-	if err != nil {
-		return err
-	}
 	var names *namemap.Map
+	var err error
 	if op.name == "NodeDesc" {
 		if names, err = loadNames(f.nodeNameMap); err != nil {
 			return err
@@ -178,7 +173,6 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	setMKey(q.target, mkey)
 	res := &SMPQueryResult{Op: op.name, Target: portidString(q.target)}
 	if err := op.run(q, res, rest); err != nil {
 		return err
