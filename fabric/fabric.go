@@ -101,7 +101,8 @@ func WithSysfs(root string) Option { return func(o *options) { o.sysfs = root } 
 func WithEndPort(ca, port string) Option { return func(o *options) { o.ca, o.port = ca, port } }
 
 // WithSA makes Fabric.SubnGet answer from the SA's records where the SA
-// keeps the attribute (python-rdma's --sa, package sa's SMP adapter).
+// keeps the attribute (python-rdma's --sa, package sa's SMP adapter), and
+// the resolver turn directed routes into LIDs from the SA's LinkRecords.
 func WithSA() Option { return func(o *options) { o.viaSA = true } }
 
 // WithServe says the program will answer unsolicited requests (ibping -S):
@@ -230,6 +231,9 @@ func newFabric(ctx context.Context, t mad.Transport, o *options) (*Fabric, error
 	f.Resolver = &ibpath.Resolver{MAD: mc, SA: f.SA()}
 	if o.viaSA {
 		f.smp = sa.NewSMP(f.SA())
+		// A directed route goes to a LID through the SA's records too:
+		// --sa sends no SMP at all.
+		f.Resolver.DRViaSA = true
 	}
 	return f, nil
 }

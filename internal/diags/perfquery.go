@@ -228,6 +228,15 @@ func perfQueryWith(e *Env, f *perfQueryFlags, args []string, open func() (*sessi
 	r.smp = ibpath.NewLID(lid)
 	r.res.LID = lid
 	r.res.Target = fmt.Sprintf("Lid %d", lid)
+	if len(args) == 1 && !f.allPorts {
+		// No port named: a CA's own port, as python-rdma reads it (its
+		// LocalPortNum), where the C tool asks for port 0, which a CA's
+		// PMA need not have; a switch's port 0 as the C tool.
+		var ni iba.NodeInfo
+		if err := s.SubnGet(e.Ctx, r.smp, &ni, 0); err == nil && ni.NodeType != iba.NodeTypeSwitch {
+			port = int(ni.LocalPortNum)
+		}
+	}
 	err = r.run(port, ports, mask, extMask, len(args))
 	if e.JSON {
 		if err != nil {

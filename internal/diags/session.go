@@ -13,6 +13,7 @@ import (
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/namemap"
+	"github.com/rdmakit/rdmakit/sa"
 )
 
 // session is a command's connection to the fabric the flags select: a
@@ -222,23 +223,40 @@ func (s *session) smpTarget(arg string, a *addrFlags) (ibpath.Path, error) {
 	return s.res.SMP(s.e.Ctx, p)
 }
 
-// gmpTarget resolves a destination for GMPs. A plain LID is used as
-// infiniband-diags uses it (SL 0, the default P_Key, no SA query), so that
-// the commands work on a fabric without an SA as the C ones do; a GID, GUID,
-// DR path or path spec is completed with an SA PathRecord as python-rdma
-// does.
+// gmpTarget resolves a destination for GMPs. A plain LID gets its SL and
+// P_Key from an SA PathRecord when the SA answers the first try, as
+// python-rdma asks for every GMP, and goes as infiniband-diags sends it
+// (SL 0, the default P_Key) when not, so that the commands work on a
+// fabric without an SA as the C ones do; a GID, GUID, DR path or path spec
+// is completed with a PathRecord as python-rdma does.
 func (s *session) gmpTarget(arg string, a *addrFlags) (mad.Target, error) {
 	p, err := s.parseTarget(arg, a)
 	if err != nil {
 		return nil, err
 	}
 	if ip, ok := p.(*ibpath.IBPath); ok && ip.Has("DLID") && !ip.Has("DGID") && onlyLID(arg) {
+		if pr, err := s.quickPathResolver().GMP(s.e.Ctx, ip); err == nil {
+			return pr, nil
+		}
 		r := ip.Route()
 		r.Addr.QPN = mad.QP1
 		r.Addr.QKey = mad.QP1QKey
 		return r, nil
 	}
 	return s.res.GMP(s.e.Ctx, p)
+}
+
+// quickPathResolver is the session's resolver with one try per SA query:
+// where the C tools ask no SA at all, a missing SA costs one timeout.
+func (s *session) quickPathResolver() *ibpath.Resolver {
+	c := s.f.SA()
+	t, err := c.Target(s.e.Ctx)
+	if err != nil {
+		return s.res // no SM LID: the query fails at once
+	}
+	r := t.Route()
+	r.Tries = 1
+	return &ibpath.Resolver{MAD: s.mc, SA: s.f.SA(sa.WithTarget(r))}
 }
 
 func onlyLID(arg string) bool {
