@@ -64,6 +64,10 @@ type command struct {
 	name    string
 	aliases []string // multi-call names that also run it (perfquery.pl, ...)
 	make    func(e *Env) *cobra.Command
+	// dashWords are long options the command's script spelled with one
+	// dash (-nocolor), each with the flag it stands for: pflag would read
+	// them as a cluster of letters.
+	dashWords map[string]string
 }
 
 var registry []command
@@ -94,7 +98,7 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 			}
 		}
 	}
-	root.SetArgs(args)
+	root.SetArgs(scriptSpellings(root, args))
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -129,6 +133,29 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 		return ec.ExitCode()
 	}
 	return 1
+}
+
+// scriptSpellings rewrites the single-dash long options of the command
+// args run (command.dashWords), up to a "--".
+func scriptSpellings(root *cobra.Command, args []string) []string {
+	c, _, err := root.Find(args)
+	if err != nil || c == root {
+		return args
+	}
+	rc, ok := lookup(c.Name())
+	if !ok || len(rc.dashWords) == 0 {
+		return args
+	}
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if w, ok := rc.dashWords[a]; ok {
+			out[i] = w
+		}
+	}
+	return out
 }
 
 // isFlagError recognises cobra's and pflag's complaints about the command
