@@ -125,6 +125,17 @@ Examples:
 	for i, a := range perfAttrs {
 		fl.BoolVarP(&f.selected[i], a.flag, a.short, false, a.usage)
 	}
+	// python-rdma's names of four of them.
+	for _, py := range []struct{ diags, name, short string }{
+		{"flowctlcounters", "flow", "F"}, {"vlxmitflowctlerrors", "vl-xmit-errs", ""},
+		{"vlxmitcounters", "vl-xmit-wait", ""}, {"swportvlcong", "vl-congestion", ""},
+	} {
+		for i, a := range perfAttrs {
+			if a.flag == py.diags {
+				fl.BoolVarP(&f.selected[i], py.name, py.short, false, a.usage+" (python-rdma; --"+a.flag+")")
+			}
+		}
+	}
 	fl.BoolVarP(&f.allPorts, "all_ports", "a", false, "show aggregated counters")
 	fl.BoolVarP(&f.loopPorts, "loop_ports", "l", false, "iterate through each port")
 	fl.BoolVarP(&f.reset, "reset_after_read", "r", false, "reset counters after read")

@@ -430,6 +430,19 @@ func TestPerfQueryLive(t *testing.T) {
 		cases = append(cases, append(append([]string{}, to...), "-D", "-a", leaf2), append(append([]string{}, to...), "-E", leaf2, "1,2"))
 		l.compareAll(t, "perfquery", cases)
 	})
+	t.Run("python-rdma-names", func(t *testing.T) {
+		// python-rdma's spellings against the C tool's names.
+		for _, p := range [][2]string{{"-F", "--flowctlcounters"}, {"--flow", "--flowctlcounters"},
+			{"--vl-xmit-errs", "--vlxmitflowctlerrors"}, {"--vl-xmit-wait", "--vlxmitcounters"}, {"--vl-congestion", "--swportvlcong"}} {
+			for _, target := range [][]string{{h3, "1"}, {leaf2, "2"}} {
+				cArgs := append(append(append([]string{}, to...), p[1]), target...)
+				args := append(append(append([]string{}, to...), p[0]), target...)
+				cOut, cErr, cCode := l.c(t, "perfquery", cArgs...)
+				out, errOut, code := l.ours(t, "perfquery", args...)
+				l.check(t, "perfquery", args, cOut, cErr, cCode, out, errOut, code, sameCounters(0))
+			}
+		}
+	})
 	t.Run("resets", func(t *testing.T) {
 		// Each: make traffic, reset with ours (or read and reset), then
 		// read with the C tool; and the same with the C tool resetting.
