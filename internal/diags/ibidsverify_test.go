@@ -105,3 +105,16 @@ func TestIBIDsVerifyLMC(t *testing.T) {
 		t.Errorf("overlaps %q", got)
 	}
 }
+
+// TestIBIDsVerifyPythonFlags: python-rdma's --up and -N are taken and
+// change nothing here (the checks see linked ports, with no colors).
+func TestIBIDsVerifyPythonFlags(t *testing.T) {
+	const fab = "sim:fattree:k=4,n=2"
+	want, _, wantCode := run(t, "", "ibtool", "--fabric", fab, "ibidsverify")
+	for _, flag := range []string{"--up", "-N", "--nocolor"} {
+		got, errOut, code := run(t, "", "ibtool", "--fabric", fab, "ibidsverify", flag)
+		if code != wantCode || got != want {
+			t.Errorf("%s: exit %d (want %d) %s\n%s--- without\n%s", flag, code, wantCode, errOut, got, want)
+		}
+	}
+}
