@@ -277,6 +277,9 @@ func (e *Env) discoverOn(sess *session, f *discoverFlags, m subnet.Method, show 
 	if err != nil {
 		return nil, err
 	}
+	if e.Debug > 0 {
+		fmt.Fprintf(e.Stderr, "D: Performing discovery using mode '%s'\n", m)
+	}
 	var s *subnet.Subnet
 	var rep *subnet.DiscoverReport
 	if m == subnet.BySA {

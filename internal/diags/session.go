@@ -74,6 +74,10 @@ func (e *Env) newSession(t mad.Transport) (*session, error) {
 }
 
 func (e *Env) sessionOn(f *fabric.Fabric) *session {
+	if e.Debug > 0 {
+		// python-rdma's first -d line.
+		fmt.Fprintf(e.Stderr, "D: Using end port %s %v\n", f.Local.Name, iba.MakeGID(f.Local.GIDPrefix, f.Local.PortGUID))
+	}
 	return &session{e: e, f: f, mc: f.MAD, local: f.Local, res: f.Resolver}
 }
 
