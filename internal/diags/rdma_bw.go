@@ -382,6 +382,7 @@ func rdmaBW(ctx context.Context, e *Env, vc *verbs.Context, o bwOptions) (*RDMAB
 		if err := conn.recv(&peer, ppExchangeTimeout); err != nil {
 			return nil, err
 		}
+		o.Bidir = o.Bidir || peer.Bidir // the server's -b
 	} else if err := conn.send(mine); err != nil {
 		return nil, err
 	}
