@@ -76,3 +76,14 @@ func TestSimFabric(t *testing.T) {
 		t.Fatalf("perfquery exit %d\nstdout %s\nstderr %s", code, out, errs)
 	}
 }
+
+// TestCompletion: ibtool completion writes cobra's scripts for bash, zsh,
+// fish and PowerShell.
+func TestCompletion(t *testing.T) {
+	for shell, want := range map[string]string{"bash": "__start_ibtool", "zsh": "#compdef ibtool", "fish": "complete -c ibtool", "powershell": "Register-ArgumentCompleter"} {
+		out, errOut, code := run(t, "", "ibtool", "completion", shell)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("completion %s: exit %d, %q not in the script (%s)", shell, code, want, errOut)
+		}
+	}
+}

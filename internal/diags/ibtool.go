@@ -184,6 +184,17 @@ func lookup(name string) (command, bool) {
 	return command{}, false
 }
 
+// Root is ibtool's command tree, every command registered, for programs
+// that document it (internal/cmd/genman writes its man pages). Its
+// commands are not meant to be run.
+func Root() *cobra.Command {
+	e := &Env{Ctx: context.Background(), Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Retries: -1, MlxEPI: true}
+	root := newRoot(e)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	return root
+}
+
 func newRoot(e *Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "ibtool COMMAND [flags] [args]",
@@ -228,7 +239,7 @@ The fabric (--fabric or RDMAKIT_FABRIC):
 		root.AddCommand(cc)
 	}
 	e.versionAware(root)
-	root.CompletionOptions.HiddenDefaultCmd = true
+	// ibtool completion bash|zsh|fish|powershell: cobra's own.
 	return root
 }
 
