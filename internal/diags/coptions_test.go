@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -238,5 +241,52 @@ func TestCDiagOptionsKnown(t *testing.T) {
 				t.Errorf("infiniband-diags %s options ibtool does not take (%d):\n  %s", rel.Diags, len(missing), strings.Join(missing, "\n  "))
 			}
 		})
+	}
+}
+
+// TestCommonOptionsLive compares the common options ibtool took from the C
+// tools with the C tools on the ibsim floor: -z (a site configuration),
+// -s (the SM's LID for the SA query that finds a -G port), -e (errors on
+// stderr, which differ in wording: stdout and the exit status must match)
+// and -V (the C tools' line, program name aside). -y is compared in
+// TestMKeyMatchesC.
+func TestCommonOptionsLive(t *testing.T) {
+	l := startLive(t)
+	lid := func(n string) string { return strconv.Itoa(l.lid[n]) }
+	h3, leaf, sm := lid("H-3"), lid("S-leaf-1"), lid(testbed.HCAName(1))
+	guid := fmt.Sprintf("0x%016x", uint64(l.f.Node("H-3").PortGUID(1)))
+	conf := filepath.Join(t.TempDir(), "ibdiag.conf")
+	if err := os.WriteFile(conf, []byte("# a site\ntimeout=800\nm_key=0\nsa_key=0\nMLX_EPI=true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.compareAll(t, "smpquery", [][]string{
+		{"-z", conf, "nodeinfo", h3},
+		{"--config", conf, "-e", "portinfo", h3, "1"},
+		{"-e", "-t", "100", "nodeinfo", "200"}, // no such LID: the same failure
+		{"-s", sm, "-G", "nodeinfo", guid},
+		{"--sm_port", sm, "-G", "nodedesc", guid},
+	})
+	l.compareAll(t, "perfquery", [][]string{{"-s", sm, "-G", "-E", guid, "1"}, {"-z", conf, "-e", "-E", h3, "1"}})
+	l.compareAll(t, "ibaddr", [][]string{{"-z", conf, h3}, {"-s", sm, "-G", guid}, {"-e", "-y", "0", h3}})
+	l.compareAll(t, "ibroute", [][]string{{"-z", conf, "-e", leaf}})
+	// The SM's activity count moves between the two runs.
+	act := regexp.MustCompile(`activity count \d+`)
+	cOut, cErr, cCode := l.c(t, "sminfo", "-z", conf, "-e")
+	out, errOut, code := l.ours(t, "sminfo", "-z", conf, "-e")
+	l.check(t, "sminfo", []string{"-z", conf, "-e"}, cOut, cErr, cCode, out, errOut, code, func(c, o string) bool {
+		return act.ReplaceAllString(c, "") == act.ReplaceAllString(o, "")
+	})
+	l.compareAll(t, "saquery", [][]string{{"-z", conf, "-e", "NR", h3}})
+	l.compareAll(t, "ibportstate", [][]string{{"-z", conf, "-e", "-s", sm, leaf, "1"}})
+	for _, tool := range []string{"perfquery", "smpquery", "saquery", "ibnetdiscover", "ibstat", "ibcacheedit"} {
+		_, cErr, cCode := l.c(t, tool, "-V")
+		out, errOut, code := l.ours(t, tool, "-V")
+		cLine, _, _ := strings.Cut(cErr, "\n")
+		line, _, _ := strings.Cut(errOut, "\n")
+		// The C tools print argv[0], the path they were run by.
+		cLine = cLine[strings.LastIndexByte(cLine[:strings.Index(cLine, " BUILD")], '/')+1:]
+		if code != cCode || out != "" || line != cLine {
+			t.Errorf("%s -V: exit %d (C %d), %q (C %q)", tool, code, cCode, line, cLine)
+		}
 	}
 }

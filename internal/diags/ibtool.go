@@ -226,8 +226,8 @@ The fabric (--fabric or RDMAKIT_FABRIC):
 	pf.StringVarP(&e.mkeyArg, "m_key", "y", "", "M_Key to use in request (not a number: ask for it on the terminal; default ibdiag.conf's m_key)")
 	pf.StringVar(&e.smkeyArg, "smkey", "", "SM_Key of SA queries (not a number: ask for it on the terminal; default ibdiag.conf's sa_key, else 0, untrusted)")
 	pf.StringVar(&e.SAPath, "sa-path", "", "send SA queries along this path (a LID or a python-rdma path spec) instead of to the local port's SM LID")
-	pf.StringVar(&e.SMPort, "sm_port", "", "SM port lid: send SA queries to this LID")
-	pf.BoolVar(&e.Errors, "errors", false, "show send and receive errors (one line per MAD that fails, on stderr)")
+	pf.StringVarP(&e.SMPort, "sm_port", "s", "", "SM port lid: send SA queries to this LID")
+	pf.BoolVarP(&e.Errors, "errors", "e", false, "show send and receive errors (one line per MAD that fails, on stderr)")
 	pf.BoolVarP(&e.Version, "version", "V", false, "show version")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return e.setup(cmd) }
 	sort.Slice(registry, func(i, j int) bool { return registry[i].name < registry[j].name })
@@ -243,18 +243,19 @@ The fabric (--fabric or RDMAKIT_FABRIC):
 	return root
 }
 
-// commonShorthands gives a command infiniband-diags' -s (--sm_port) and
-// -e (--errors) where the letter is free: the long forms are global, the
-// letters mean other things in some commands (ibstat -s, smpdump -s,
-// check_lft_balance -e, ...), as in the C tools, whose common options
-// yield to a tool's own.
+// commonShorthands makes room for a command's own -s and -e: the global
+// -s (--sm_port) and -e (--errors) are infiniband-diags' common options,
+// whose letters mean other things in some commands (ibstat -s, smpdump -s,
+// check_lft_balance -e, ...), where, as in the C tools, the command's own
+// wins. There the long forms stay, as flags of the command that shadow the
+// global ones (pflag would refuse a second -s).
 func (e *Env) commonShorthands(c *cobra.Command) {
 	fl := c.Flags()
-	if fl.Lookup("sm_port") == nil && fl.ShorthandLookup("s") == nil {
-		fl.StringVarP(&e.SMPort, "sm_port", "s", "", "SM port lid: send SA queries to this LID")
+	if fl.Lookup("sm_port") == nil && fl.ShorthandLookup("s") != nil {
+		fl.StringVar(&e.SMPort, "sm_port", "", "SM port lid: send SA queries to this LID")
 	}
-	if fl.Lookup("errors") == nil && fl.ShorthandLookup("e") == nil {
-		fl.BoolVarP(&e.Errors, "errors", "e", false, "show send and receive errors (one line per MAD that fails, on stderr)")
+	if fl.Lookup("errors") == nil && fl.ShorthandLookup("e") != nil {
+		fl.BoolVar(&e.Errors, "errors", false, "show send and receive errors (one line per MAD that fails, on stderr)")
 	}
 }
 

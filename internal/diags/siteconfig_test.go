@@ -131,3 +131,27 @@ func TestVersion(t *testing.T) {
 		t.Errorf("ibtool -V: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestErrorsOption: -e prints a line per MAD that fails (a reply with an
+// error status here), before or after the command's name; a command whose
+// -e means something else keeps --errors.
+func TestErrorsOption(t *testing.T) {
+	const fab = "sim:fattree:k=4,n=2"
+	for _, argv := range [][]string{
+		{"ibtool", "--fabric", fab, "smpquery", "-e", "switchinfo", "9"},
+		{"ibtool", "-e", "--fabric", fab, "smpquery", "switchinfo", "9"},
+		{"ibtool", "--fabric", fab, "smpquery", "--errors", "switchinfo", "9"},
+	} {
+		_, errOut, code := run(t, "", argv...)
+		if code != 255 || !strings.Contains(errOut, "E: reply SubnGet SwitchInfo to IBPath(DLID=9) try 1 after ") || !strings.Contains(errOut, ": status 0x000c\n") {
+			t.Errorf("%v: exit %d\n%s", argv, code, errOut)
+		}
+	}
+	_, errOut, code := run(t, "", "ibtool", "--fabric", fab, "smpquery", "nodeinfo", "9")
+	if code != 0 || strings.Contains(errOut, "E: ") {
+		t.Errorf("without -e: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := run(t, "", "ibtool", "check_lft_balance", "--errors", "-e"); code != 2 || strings.Contains(errOut, "unknown") {
+		t.Errorf("check_lft_balance --errors -e: exit %d: %s", code, errOut)
+	}
+}
