@@ -56,6 +56,7 @@ Ctrl-C. (On ibsim a server attaches as its node's SM client.)`,
 	fl := c.Flags()
 	fl.StringVarP(&f.oui, "oui", "o", "", "use specified OUI number")
 	fl.BoolVarP(&f.server, "Server", "S", false, "start in server mode")
+	fl.BoolVarP(&f.addr.direct, "Direct", "D", false, "use Direct address argument: a directed route, to the LID of the port it reaches (python-rdma)")
 	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
 	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
 	return c

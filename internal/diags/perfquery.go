@@ -140,6 +140,7 @@ Examples:
 	fl.BoolVarP(&f.loopPorts, "loop_ports", "l", false, "iterate through each port")
 	fl.BoolVarP(&f.reset, "reset_after_read", "r", false, "reset counters after read")
 	fl.BoolVarP(&f.resetOnly, "Reset_only", "R", false, "only reset counters")
+	fl.BoolVar(&f.addr.direct, "Direct", false, "use Direct address argument: a directed route, to the LID of the port it reaches (python-rdma)")
 	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
 	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
 	return c

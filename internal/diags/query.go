@@ -138,6 +138,7 @@ type queryFlags struct {
 	fields  []string
 	attrMod string
 	dump    bool
+	addr    addrFlags
 }
 
 func newQuery(e *Env) *cobra.Command { return newQueryWith(e, e.open) }
@@ -168,6 +169,9 @@ Examples:
 		},
 	}
 	fl := c.Flags()
+	fl.BoolVarP(&f.addr.direct, "Direct", "D", false, "the target is a directed route")
+	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "the target is a LID")
+	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "the target is a port GUID")
 	fl.StringArrayVarP(&f.fields, "field", "f", nil, "set field=value in the request (dotted IBA name; repeatable)")
 	fl.StringVarP(&f.attrMod, "attribute-modifier", "a", "0", "the attribute modifier of the request")
 	fl.BoolVar(&f.dump, "dump", false, "print the packet dump of each reply instead of the dotted fields")
@@ -255,13 +259,13 @@ func runQuery(e *Env, f *queryFlags, args []string, open func() (*session, error
 	var t mad.Target
 	switch {
 	case len(args) == 3 && args[2] != "":
-		p, err := s.smpTarget(args[2], &addrFlags{})
+		p, err := s.smpTarget(args[2], &f.addr)
 		if err != nil {
 			return fmt.Errorf("resolving %s: %w", args[2], err)
 		}
 		t = p
 		if rpc.gmp {
-			if t, err = s.gmpTarget(args[2], &addrFlags{}); err != nil {
+			if t, err = s.gmpTarget(args[2], &f.addr); err != nil {
 				return fmt.Errorf("resolving %s: %w", args[2], err)
 			}
 		}

@@ -26,6 +26,7 @@ type SetPortStateResult struct {
 type setPortStateFlags struct {
 	disable, enable, init bool
 	df                    discoverFlags
+	addr                  addrFlags
 }
 
 func newSetPortState(e *Env) *cobra.Command {
@@ -57,6 +58,9 @@ before the first change.`,
 	fl.BoolVar(&f.disable, "disable", false, "set the physical port state to disabled")
 	fl.BoolVar(&f.enable, "enable", false, "set the physical port state to polling")
 	fl.BoolVar(&f.init, "init", false, "set the port state to down, so that the link comes back in init")
+	fl.BoolVarP(&f.addr.direct, "Direct", "D", false, "the targets are directed routes")
+	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "the targets are LIDs")
+	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "the targets are GUIDs")
 	f.df.register(c, false)
 	return c
 }
@@ -102,7 +106,7 @@ func runSetPortState(e *Env, f *setPortStateFlags, args []string) error {
 	cut := map[subnet.PortKey]bool{}
 	for _, a := range args {
 		spec, idx, hasIdx := strings.Cut(a, "@")
-		p, err := findInSubnet(sn, rep, spec, &addrFlags{}, names)
+		p, err := findInSubnet(sn, rep, spec, &f.addr, names)
 		if err != nil {
 			return err
 		}

@@ -188,6 +188,12 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if f.nodeNameMap != "" {
+		// Targets may be given by the map's names.
+		if s.names, err = loadNames(f.nodeNameMap); err != nil {
+			return err
+		}
+	}
 	q := &smpQuery{e: e, s: s, g: s, opName: args[0], f: f, names: names}
 	rest := args[2:]
 	if f.combined {

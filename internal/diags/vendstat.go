@@ -144,6 +144,7 @@ Examples:
 	fl.StringArrayVarP(&f.read, "Read", "R", nil, "Read configuration space record at addr (<addr,mask>)")
 	fl.StringArrayVarP(&f.write, "Write", "W", nil, "Write configuration space record at addr (<addr,val,mask>)")
 	fl.BoolVar(&f.cpi, "cpi", false, "show the vendor class's ClassPortInfo, in python-rdma's dotted format (python-rdma)")
+	fl.BoolVarP(&f.addr.direct, "Direct", "D", false, "use Direct address argument: a directed route, to the LID of the port it reaches (python-rdma)")
 	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
 	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
 	return c
