@@ -32,6 +32,7 @@ type linkInfoFlags struct {
 	switchesOnly, casOnly       bool
 	up, portGUIDs               bool
 	target                      string
+	targetLID                   bool
 	nodeNameMap                 string
 	diffFile, diffCheck         string
 	filterDown                  string
@@ -125,6 +126,7 @@ port GUIDs already.`,
 	fl.StringVar(&f.filterDown, "filterdownports", "", "ibnetdiscover cache: do not print ports that are down in it too")
 	fl.BoolVar(&f.switchesOnly, "switches-only", false, "output only switches")
 	fl.BoolVar(&f.casOnly, "cas-only", false, "output only CAs")
+	fl.BoolVarP(&f.targetLID, "Lid", "L", false, "TARGET is a LID (python-rdma)")
 	fl.BoolVar(&f.up, "up", false, "print only ports that are not Polling (python-rdma)")
 	fl.BoolVarP(&f.portGUIDs, "portguids", "g", false, "show port GUIDs, not node GUIDs (python-rdma; the C format shows port GUIDs already)")
 	f.df.register(c, false)
@@ -210,7 +212,7 @@ func runIBLinkInfo(e *Env, cmd *cobra.Command, f *linkInfoFlags) error {
 	// The one node a partial scan reports, unless -a.
 	var only *subnet.Node
 	if f.target != "" {
-		p, err := findInSubnet(s, r.report, f.target, &addrFlags{}, names)
+		p, err := findInSubnet(s, r.report, f.target, &addrFlags{lid: f.targetLID}, names)
 		if err != nil {
 			return &exitError{err, 1}
 		}

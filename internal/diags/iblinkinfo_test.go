@@ -183,6 +183,9 @@ func TestIBLinkInfoPythonForms(t *testing.T) {
 			t.Errorf("iblinkinfo %s: exit %d %s\n%s--- -S\n%s", target, code, errOut, got, want)
 		}
 	}
+	if got, errOut, code := run(t, "", "ibtool", "--fabric", fab, "iblinkinfo", "-L", "2"); code != 0 || got != want {
+		t.Errorf("iblinkinfo -L 2: exit %d %s\n%s", code, errOut, got)
+	}
 	if _, errOut, code := run(t, "", "ibtool", "--fabric", fab, "iblinkinfo", "9"); code != 1 || !strings.Contains(errOut, "not a switch") {
 		t.Errorf("a CA: exit %d: %s", code, errOut)
 	}

@@ -63,6 +63,10 @@ func TestTargetForms(t *testing.T) {
 			}
 		}
 	}
+	// python-rdma's ibaddr --Lid (-L is the C tool's --Lid_show).
+	if got, errOut, code := run(t, "", "ibtool", "--fabric", fab, "ibaddr", "--Lid", "20"); code != 0 || got != mustRun(t, "ibtool", "--fabric", fab, "ibaddr", "20") {
+		t.Errorf("ibaddr --Lid 20: exit %d %s\n%s", code, errOut, got)
+	}
 	// A name of the node name map, where a command takes the map.
 	want, _, _ := run(t, "", "ibtool", "--fabric", fab, "smpquery", "nodeinfo", "20")
 	if got, errOut, code := run(t, "", "ibtool", "--fabric", fab, "smpquery", "--node-name-map", names, "nodeinfo", "compute-12"); code != 0 || got != want {
