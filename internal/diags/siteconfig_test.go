@@ -155,3 +155,26 @@ func TestErrorsOption(t *testing.T) {
 		t.Errorf("check_lft_balance --errors -e: exit %d: %s", code, errOut)
 	}
 }
+
+// TestSMKeyEverywhere: --smkey, and the site configuration's sa_key, go
+// into every SA query, saquery's and the PathRecord query that resolves a
+// GMP target alike.
+func TestSMKeyEverywhere(t *testing.T) {
+	const fab = "sim:fattree:k=4,n=2"
+	conf := writeConf(t, "sa_key=0x66\n")
+	for _, tc := range []struct {
+		args []string
+		key  string
+	}{
+		{[]string{"--smkey", "0x55", "saquery", "NR", "9"}, "0x0000000000000055"},
+		{[]string{"--smkey", "0x55", "perfquery", "20", "1"}, "0x0000000000000055"},
+		{[]string{"-z", conf, "saquery", "NR", "9"}, "0x0000000000000066"},
+		{[]string{"-z", conf, "--smkey", "0x55", "perfquery", "20", "1"}, "0x0000000000000055"},
+	} {
+		_, errOut, code := run(t, "", append([]string{"ibtool", "--fabric", fab, "-dd"}, tc.args...)...)
+		// The request carries the key; the SA's reply clears it.
+		if code != 0 || !strings.Contains(errOut, "SMKey="+tc.key) {
+			t.Errorf("%v: exit %d, no SMKey=%s in the trace", tc.args, code, tc.key)
+		}
+	}
+}
