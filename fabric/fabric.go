@@ -71,6 +71,9 @@ type options struct {
 	viaSA    bool
 	serve    bool
 	madOpts  []mad.Option
+	mkey     uint64
+	smkey    uint64
+	saPath   mad.Target
 }
 
 // An Option sets how Open opens the fabric and how its MAD client behaves.
@@ -108,13 +111,30 @@ func WithSysfs(root string) Option { return func(o *options) { o.sysfs = root } 
 func WithEndPort(ca, port string) Option { return func(o *options) { o.ca, o.port = ca, port } }
 
 // WithSA makes Fabric.SubnGet answer from the SA's records where the SA
-// keeps the attribute (python-rdma's --sa, package sa's SMP adapter).
+// keeps the attribute (python-rdma's --sa, package sa's SMP adapter), and
+// the resolver turn directed routes into LIDs from the SA's LinkRecords.
 func WithSA() Option { return func(o *options) { o.viaSA = true } }
 
 // WithServe says the program will answer unsolicited requests (ibping -S):
 // on an ibsim fabric the transport attaches as its node's SM client, the
 // only client ibsim hands such requests to.
 func WithServe() Option { return func(o *options) { o.serve = true } }
+
+// WithMKey puts M_Key k into every SMP whose route carries none
+// (mad.WithMKey): on a subnet whose ports are M_Key protected (IBA
+// 14.2.4) Sets, and at protection levels 2 and 3 Gets, are answered only
+// with the key. infiniband-diags' -y/--m_key and ibdiag.conf's m_key.
+func WithMKey(k uint64) Option { return func(o *options) { o.mkey = k } }
+
+// WithSMKey puts SM_Key k into every SA request whose route carries none
+// (mad.WithSMKey; IBA 15.2.1.1). saquery's --smkey and ibdiag.conf's
+// sa_key.
+func WithSMKey(k uint64) Option { return func(o *options) { o.smkey = k } }
+
+// WithSAPath sends SA queries, of Fabric.SA, the resolver and WithSA,
+// along t instead of to the SM LID and SL the local port reports
+// (infiniband-diags' -s/--sm_port, python-rdma's --sa-path).
+func WithSAPath(t mad.Target) Option { return func(o *options) { o.saPath = t } }
 
 // WithMADOptions passes further options to the MAD client.
 func WithMADOptions(opts ...mad.Option) Option {
@@ -157,7 +177,8 @@ type Fabric struct {
 	// a program can inject faults or traffic into it.
 	Sim *sim.Fabric
 
-	smp mad.SubnGetter
+	smp    mad.SubnGetter
+	saPath mad.Target
 }
 
 // Open opens the fabric the string names (see the package doc; "" means
@@ -204,15 +225,25 @@ func newFabric(ctx context.Context, t mad.Transport, o *options) (*Fabric, error
 	if o.trace != nil {
 		mopts = append(mopts, mad.WithTrace(o.trace))
 	}
+	if o.mkey != 0 {
+		mopts = append(mopts, mad.WithMKey(o.mkey))
+	}
+	if o.smkey != 0 {
+		mopts = append(mopts, mad.WithSMKey(o.smkey))
+	}
 	mc := mad.NewClient(t, mopts...)
 	lp, err := mc.LocalPort(ctx)
 	if err != nil {
 		mc.Close()
 		return nil, fmt.Errorf("reading the local port: %w", err)
 	}
-	f := &Fabric{MAD: mc, Local: lp, Resolver: &ibpath.Resolver{MAD: mc}}
+	f := &Fabric{MAD: mc, Local: lp, saPath: o.saPath}
+	f.Resolver = &ibpath.Resolver{MAD: mc, SA: f.SA()}
 	if o.viaSA {
-		f.smp = sa.NewSMP(sa.New(mc))
+		f.smp = sa.NewSMP(f.SA())
+		// A directed route goes to a LID through the SA's records too:
+		// --sa sends no SMP at all.
+		f.Resolver.DRViaSA = true
 	}
 	return f, nil
 }
@@ -221,9 +252,15 @@ func newFabric(ctx context.Context, t mad.Transport, o *options) (*Fabric, error
 // ibsim server, releasing the umad device).
 func (f *Fabric) Close() error { return f.MAD.Close() }
 
-// SA is an SA client on the fabric's MAD client (the SA's LID from the
-// local port, its path from the SM's SL).
-func (f *Fabric) SA(opts ...sa.Option) *sa.Client { return sa.New(f.MAD, opts...) }
+// SA is an SA client on the fabric's MAD client: along WithSAPath's path,
+// else to the SM LID and SL of the local port. opts come after, and may
+// change that.
+func (f *Fabric) SA(opts ...sa.Option) *sa.Client {
+	if f.saPath != nil {
+		opts = append([]sa.Option{sa.WithTarget(f.saPath)}, opts...)
+	}
+	return sa.New(f.MAD, opts...)
+}
 
 // ViaSA reports whether SubnGet answers from SA records (WithSA).
 func (f *Fabric) ViaSA() bool { return f.smp != nil }

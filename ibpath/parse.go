@@ -174,6 +174,11 @@ func parseAny(t string) (Path, error) {
 }
 
 func parseLID(t string) (*IBPath, error) {
+	if wide, err := parseUint(t, 64); err == nil && wide > 0xffff {
+		// What the C diags' strtoul would cut to 16 bits and send to
+		// another node.
+		return nil, bad(t, "%#x is wider than a LID (16 bits): a GUID? give it as one (-G, or 0x and 16 hex digits)", wide)
+	}
 	n, err := parseUint(t, 16)
 	if err != nil {
 		return nil, bad(t, "not a LID, GID, GUID, DR path or path spec")

@@ -33,6 +33,31 @@ func (r *Resolver) sa() *sa.Client {
 	return sa.New(r.MAD)
 }
 
+// NodesDescribed asks the SA for the nodes whose NodeDescription is desc
+// (NodeRecords with the NodeDescription component, IBA 15.2.5.2) and gives
+// their node GUIDs, once each and in the SA's order: the lookup behind a
+// target given by a node's description.
+func (r *Resolver) NodesDescribed(ctx context.Context, desc string) ([]iba.GUID, error) {
+	var q iba.NodeRecord
+	if desc == "" || len(desc) > len(q.NodeDescription.NodeString) {
+		return nil, fmt.Errorf("node description %q: %w", desc, ErrNotFound)
+	}
+	copy(q.NodeDescription.NodeString[:], desc)
+	recs, err := sa.GetTable(ctx, r.sa(), &q)
+	if err != nil {
+		return nil, fmt.Errorf("looking up node description %q: %w", desc, err)
+	}
+	var gs []iba.GUID
+	seen := map[iba.GUID]bool{}
+	for _, rec := range recs {
+		if g := rec.NodeInfo.NodeGUID; !seen[g] {
+			seen[g] = true
+			gs = append(gs, g)
+		}
+	}
+	return gs, nil
+}
+
 // SMP returns the path to send SMPs on: directed routes and LIDs as they
 // are; GIDs, port GUIDs and node GUIDs as the LID the SA gives them.
 func (r *Resolver) SMP(ctx context.Context, p Path) (Path, error) {

@@ -117,6 +117,16 @@ func WithBusyBackoff(d time.Duration) Option {
 	}
 }
 
+// WithMKey sets the M_Key put into every SMP whose route carries none
+// (Route.MKey 0): a subnet whose ports are M_Key protected (IBA 14.2.4)
+// answers Sets, and at protection levels 2 and 3 Gets, only with it.
+func WithMKey(k uint64) Option { return func(c *Client) { c.mkey = k } }
+
+// WithSMKey sets the SM_Key put into every SA request whose route carries
+// none (Route.SMKey 0; IBA 15.2.1.1): an SA shows trusted requesters what
+// it hides from others.
+func WithSMKey(k uint64) Option { return func(c *Client) { c.smkey = k } }
+
 // Client performs RPCs over a Transport. It is safe for concurrent use:
 // any number of goroutines may call it, and one reader goroutine hands each
 // reply to the caller whose TID it carries.
@@ -128,6 +138,7 @@ type Client struct {
 	busyBackoff time.Duration
 	trace       func(TraceEvent)
 	optErr      error // an option out of range: every RPC fails with it
+	mkey, smkey uint64
 
 	tidHigh uint32
 	tidLow  atomic.Uint32
@@ -206,6 +217,10 @@ func NewClient(t Transport, opts ...Option) *Client {
 	go c.readLoop()
 	return c
 }
+
+// MKey is the M_Key the client puts into SMPs whose route has none
+// (WithMKey).
+func (c *Client) MKey() uint64 { return c.mkey }
 
 // Transport returns the transport the client runs on.
 func (c *Client) Transport() Transport { return c.t }
@@ -524,6 +539,12 @@ func (c *Client) prepare(ctx context.Context, req Request, x *exchange) error {
 	}
 	if err := checkTries("Route.Tries", rt.Tries); err != nil {
 		return fmt.Errorf("%s to %s: %w", rpcName(req.Class, req.Method), req.Target, err)
+	}
+	if rt.MKey == 0 {
+		rt.MKey = c.mkey
+	}
+	if rt.SMKey == 0 {
+		rt.SMKey = c.smkey
 	}
 	class := req.Class
 	if rt.DR != nil {

@@ -1,6 +1,7 @@
 package mad
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -350,4 +351,32 @@ func AsPacketError(err error) (PacketError, bool) {
 		return pe, true
 	}
 	return nil, false
+}
+
+// MKeySuspect reports whether err is an SMP that went unanswered (a
+// *TimeoutError or *DroppedError of the SubnMgt classes) in the way an SMA
+// discards a request whose M_Key does not match its port's (IBA 14.2.4.1:
+// a Set always, a Get at protection levels 2 and 3, without a reply). set
+// says whether the request was a SubnSet, for which a wrong or missing
+// M_Key is the likeliest cause; key is the M_Key the request carried.
+func MKeySuspect(err error) (suspect, set bool, key uint64) {
+	var req []byte
+	var te *TimeoutError
+	var de *DroppedError
+	switch {
+	case errors.As(err, &te):
+		req = te.Request
+	case errors.As(err, &de):
+		req = de.Request
+	default:
+		return false, false, 0
+	}
+	if len(req) < offMKey+8 {
+		return false, false, 0
+	}
+	class := iba.Class(req[offClass])
+	if class != iba.ClassSubnMgt && class != iba.ClassSubnMgtDirected {
+		return false, false, 0
+	}
+	return true, iba.Method(req[offMethod]) == iba.MethodSet, binary.BigEndian.Uint64(req[offMKey:])
 }

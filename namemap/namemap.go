@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -140,6 +141,22 @@ func (m *Map) Lookup(g iba.GUID) (string, bool) {
 	}
 	s, ok := m.names[g]
 	return s, ok
+}
+
+// GUIDs are the node GUIDs the map gives name, in increasing order: the
+// reverse lookup, for a target given by its name.
+func (m *Map) GUIDs(name string) []iba.GUID {
+	if m == nil {
+		return nil
+	}
+	var gs []iba.GUID
+	for g, n := range m.names {
+		if n == name {
+			gs = append(gs, g)
+		}
+	}
+	slices.Sort(gs)
+	return gs
 }
 
 // Len is the number of nodes the map names.

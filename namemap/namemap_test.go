@@ -113,3 +113,20 @@ func ExampleParse() {
 	// spine-1
 	// hca7 HCA-1
 }
+
+func TestGUIDs(t *testing.T) {
+	m, err := Parse(strings.NewReader("0x2 \"sw\"\n0x1 \"sw\"\n0x3 \"ca\"\n"), "map")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(m.GUIDs("sw")); got != fmt.Sprint([]iba.GUID{1, 2}) {
+		t.Errorf("sw: %s", got)
+	}
+	if got := m.GUIDs("none"); got != nil {
+		t.Errorf("none: %v", got)
+	}
+	var nilMap *Map
+	if got := nilMap.GUIDs("sw"); got != nil {
+		t.Errorf("nil map: %v", got)
+	}
+}

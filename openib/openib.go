@@ -45,7 +45,31 @@ const (
 	AttrSysStatPing = iba.AttrIDOpenIBSysStatPing // the request's data echoed
 	AttrHostInfo    = iba.AttrIDOpenIBSysStatHostInfo
 	AttrCPUInfo     = iba.AttrIDOpenIBSysStatCPUInfo
+	// AttrClassPortInfo is the class's ClassPortInfo (IBA 13.4.8.1):
+	// python-rdma's server answers it, infiniband-diags' does not.
+	AttrClassPortInfo = iba.AttrIDClassPortInfo
 )
+
+// SysStatClassPortInfo reads the sysstat class's ClassPortInfo of the
+// server at t (python-rdma's ibsysstat cpi).
+func SysStatClassPortInfo(ctx context.Context, mc *mad.Client, t mad.Target, oui uint32) (iba.ClassPortInfo, error) {
+	var cpi iba.ClassPortInfo
+	rep, err := mc.Do(ctx, mad.Request{Target: t, Class: iba.ClassOpenIBSysStat, Method: iba.MethodGet,
+		AttrID: AttrClassPortInfo, OUI: oui, Data: make([]byte, DataSize)})
+	if err != nil {
+		return cpi, err
+	}
+	if err := cpi.Unmarshal(rep.Data()); err != nil {
+		return cpi, fmt.Errorf("sysstat ClassPortInfo from %v: %w", t, err)
+	}
+	return cpi, nil
+}
+
+// sysStatClassPortInfo is the ClassPortInfo a sysstat server answers
+// with, python-rdma's: version 1 of the class, a response time value of
+// 16, the GSI's Q_Key for redirection and traps.
+var sysStatClassPortInfo = iba.ClassPortInfo{BaseVersion: 1, ClassVersion: 1, RespTimeValue: 16,
+	RedirectQKey: mad.QP1QKey, TrapQKey: mad.QP1QKey}
 
 // SysStat sends one sysstat Get of attr to t and returns the text of the
 // answer up to its first NUL: the host name (AttrHostInfo), one line per
@@ -79,14 +103,18 @@ func ServeSysStat(ctx context.Context, mc *mad.Client, oui uint32, info SysInfo)
 }
 
 // SysStatReply is the data of the answer to a query of attr with request
-// data req (ibsysstat.c's mk_reply): the request echoed for a ping, else
-// the host name or the CPU lines, cut to one MAD and NUL terminated.
+// data req (ibsysstat.c's mk_reply): the request echoed for a ping, the
+// class's ClassPortInfo (as python-rdma's server answers), else the host
+// name or the CPU lines, cut to one MAD and NUL terminated.
 func SysStatReply(attr uint16, req []byte, info SysInfo) []byte {
 	data := make([]byte, DataSize)
 	var text string
 	switch attr {
 	case AttrSysStatPing:
 		copy(data, req)
+		return data
+	case AttrClassPortInfo:
+		_ = sysStatClassPortInfo.MarshalTo(data)
 		return data
 	case AttrHostInfo:
 		text = info.Host

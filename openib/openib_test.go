@@ -91,6 +91,10 @@ func TestPingAndSysStat(t *testing.T) {
 			t.Errorf("sysstat %#x: %q %v, want %q", attr, got, err, want)
 		}
 	}
+	cpi, err := openib.SysStatClassPortInfo(ctx, f.MAD, ibpath.NewLID(statLID), iba.OUIOpenIB)
+	if err != nil || cpi.BaseVersion != 1 || cpi.ClassVersion != 1 || cpi.RespTimeValue != 16 || cpi.TrapQKey != mad.QP1QKey {
+		t.Errorf("sysstat ClassPortInfo: %+v %v", cpi, err)
+	}
 	if _, err := openib.Ping(ctx, f.MAD, ibpath.NewLID(pingLID), 0x1234); !errors.Is(err, mad.ErrTimeout) {
 		t.Errorf("ping under another OUI: %v, want a timeout", err)
 	}

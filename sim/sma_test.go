@@ -205,6 +205,50 @@ func TestMKey(t *testing.T) {
 	}
 }
 
+// TestMKeyLevels walks the protection levels of IBA 14.2.4.1 on one port:
+// without the key a Set is discarded at every level; a Get is answered
+// with the key at level 0, with the key hidden at level 1, and discarded
+// at levels 2 and 3; with the key all is answered and the key shows.
+func TestMKeyLevels(t *testing.T) {
+	f := lineFabric(t, true)
+	c := client(t, f, "hca1", 1)
+	ctx := ctxT(t)
+	keyed := dr(1, 2) // hca3
+	keyed.MKey = 0xBEEF
+	for level := uint8(0); level <= 3; level++ {
+		var pi iba.PortInfo
+		if err := c.SubnGet(ctx, keyed, &pi, 0); err != nil {
+			t.Fatalf("level %d: Get with the key: %v", level, err)
+		}
+		pi.MKey, pi.MKeyProtectBits = 0xBEEF, level
+		pi.PortState, pi.PortPhysicalState, pi.LinkWidthEnabled, pi.LinkSpeedEnabled = 0, 0, 0, 0
+		if err := c.SubnSet(ctx, keyed, &pi, 0); err != nil {
+			t.Fatalf("level %d: Set with the key: %v", level, err)
+		}
+		var got iba.PortInfo
+		err := c.SubnGet(ctx, quick(dr(1, 2)), &got, 0)
+		switch level {
+		case 0:
+			if err != nil || got.MKey != 0xBEEF {
+				t.Errorf("level 0: Get without the key: %v, key %#x; want the key shown", err, got.MKey)
+			}
+		case 1:
+			if err != nil || got.MKey != 0 {
+				t.Errorf("level 1: Get without the key: %v, key %#x; want the key hidden", err, got.MKey)
+			}
+		default:
+			if !errors.Is(err, mad.ErrTimeout) {
+				t.Errorf("level %d: Get without the key: %v; want it discarded", level, err)
+			}
+		}
+		got = pi
+		got.PortState, got.PortPhysicalState = 0, 0
+		if err := c.SubnSet(ctx, quick(dr(1, 2)), &got, 0); !errors.Is(err, mad.ErrTimeout) {
+			t.Errorf("level %d: Set without the key: %v; want it discarded", level, err)
+		}
+	}
+}
+
 func TestPortStateMachine(t *testing.T) {
 	f := lineFabric(t, false)
 	c := client(t, f, "hca1", 1)

@@ -1,5 +1,9 @@
 // Command ibtool is infiniband-diags and python-rdma's ibtool in one binary.
 // See internal/diags for the commands.
+//
+// Its man pages, one per command, are generated into docs/man:
+//
+//go:generate go run ../../internal/cmd/genman -out ../../docs/man
 package main
 
 import (

@@ -61,13 +61,17 @@ type checkSpec struct {
 	cleared string
 }
 
+// scriptDashWords are the diags scripts' single-dash long options.
+var scriptDashWords = map[string]string{"-nocolor": "--nocolor", "-timeout": "--timeout"}
+
 // checkCommands are the family's commands by name, for tests that run
 // them on a fabric of their own.
 var checkCommands = map[string]checkSpec{}
 
 func registerCheck(sp checkSpec) {
 	checkCommands[sp.name] = sp
-	register(command{name: sp.name, make: func(e *Env) *cobra.Command { return newCheckCommand(e, sp, e.open) }})
+	register(command{name: sp.name, make: func(e *Env) *cobra.Command { return newCheckCommand(e, sp, e.open) },
+		dashWords: scriptDashWords})
 }
 
 func (sp checkSpec) kinds() checkKind {
@@ -81,6 +85,7 @@ func (sp checkSpec) kinds() checkKind {
 type checkFlags struct {
 	addr        addrFlags
 	noColor     bool
+	brief       bool
 	showThresh  bool
 	threshFile  string
 	onlyUp      bool
@@ -116,8 +121,19 @@ on every port) and says in its summary what it cleared.`
 	if !sp.single {
 		long += `
 
-The subnet is discovered first; unreachable nodes are reported on stderr
-and skipped. Ports are checked in parallel, a few at a time per node.`
+The subnet is discovered first (or read from --cache, or from the
+topology file the diags script took as its argument: the nodes and LIDs
+are the file's, the checks go to the fabric); unreachable nodes are
+reported on stderr and skipped. Ports are checked in parallel, a few at a
+time per node.`
+		use = strings.TrimSuffix(use, " [flags]") + " [flags] [<topology-file>]"
+	}
+	long += `
+
+The diags script's spellings are taken too: -nocolor (for -N) and -timeout
+(for -t).`
+	if kinds&kindPerf != 0 && kinds&kindClear == 0 {
+		long += ` -b (brief) leaves the counter lines out, as the script's did.`
 	}
 	c := &cobra.Command{
 		Use:   use,
@@ -128,14 +144,20 @@ and skipped. Ports are checked in parallel, a few at a time per node.`
 			if sp.single {
 				return r.runSingle(args)
 			}
-			if len(args) != 0 {
-				return usagef("%s takes no arguments", sp.name)
+			if len(args) > 1 {
+				return usagef("%s takes at most a topology file", sp.name)
+			}
+			if len(args) == 1 {
+				r.topoFile = args[0]
 			}
 			return r.runFabric()
 		},
 	}
 	fl := c.Flags()
 	fl.BoolVarP(&f.noColor, "nocolor", "N", false, "do not colorize the output")
+	if kinds&kindPerf != 0 && kinds&kindClear == 0 {
+		fl.BoolVarP(&f.brief, "brief", "b", false, "brief: the verdicts only, no counter lines (the diags scripts' -b)")
+	}
 	if kinds&kindPerf != 0 {
 		fl.StringVarP(&f.threshFile, "thresholds", "T", "", "load threshold values from this file")
 		if sp.single {
@@ -323,8 +345,9 @@ func (c colors) green(s string) string { return c.paint("32", s) }
 func (c colors) blue(s string) string { return c.paint("34", s) }
 
 // text is errors.py's print_header and what follows it: the header and
-// the verdict when verbose or not OK, the warnings, the error.
-func (r *CheckRun) text(w io.Writer, verbose bool, col colors) {
+// the verdict when verbose or not OK, the warnings (unless brief, the
+// diags scripts' -b), the error.
+func (r *CheckRun) text(w io.Writer, verbose, brief bool, col colors) {
 	for _, l := range r.pre {
 		fmt.Fprintln(w, l)
 	}
@@ -361,6 +384,9 @@ func (r *CheckRun) text(w io.Writer, verbose bool, col colors) {
 		}
 		fmt.Fprintf(w, "%s %s\n", h, v)
 	}
+	if brief {
+		return
+	}
 	for _, m := range r.Warnings {
 		fmt.Fprintln(w, col.blue("#warn: "+m))
 	}
@@ -376,8 +402,10 @@ type checkRunner struct {
 	s      *session
 	sa     *sa.Client
 	thresh map[string]uint64
-	names  []string // thresh's keys, sorted, for a stable order of warnings
-	res    CheckResult
+	// topoFile is the diags scripts' <topology-file> argument.
+	topoFile string
+	names    []string // thresh's keys, sorted, for a stable order of warnings
+	res      CheckResult
 }
 
 // checkCtx is the input of one run: errors.py's kwargs.
@@ -614,7 +642,7 @@ func (r *checkRunner) runSingle(args []string) error {
 	} else {
 		col := r.colors()
 		for _, run := range r.res.Runs {
-			run.text(r.e.Stdout, r.e.Verbose > 0, col)
+			run.text(r.e.Stdout, r.e.Verbose > 0, r.f.brief, col)
 		}
 	}
 	if firstErr != nil {
@@ -651,8 +679,14 @@ func (r *checkRunner) runFabric() error {
 		return err
 	}
 	defer s.Close()
-	r.s, r.sa = s, sa.New(s.mc)
-	sn, rep, err := r.e.discoverWith(s, r.f.disc, r.f.progressBar)
+	r.s, r.sa = s, s.f.SA()
+	var sn *subnet.Subnet
+	rep := &subnet.DiscoverReport{}
+	if r.topoFile != "" {
+		sn, err = loadSubnetFile(r.topoFile)
+	} else {
+		sn, rep, err = r.e.discoverWith(s, r.f.disc, r.f.progressBar)
+	}
 	if err != nil {
 		return err
 	}
@@ -717,7 +751,7 @@ func (r *checkRunner) runFabric() error {
 		w := bufio.NewWriter(r.e.Stdout)
 		col := r.colors()
 		for _, run := range r.res.Runs {
-			run.text(w, r.e.Verbose > 0, col)
+			run.text(w, r.e.Verbose > 0, r.f.brief, col)
 			if run.err != nil {
 				fmt.Fprintln(w, col.red("#error: "+run.err.Error()))
 			}

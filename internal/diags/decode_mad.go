@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibaprint"
+	"github.com/rdmakit/rdmakit/umad"
 )
 
 func init() {
@@ -22,6 +24,8 @@ func init() {
 
 // DecodeMADResult is what decode_mad found in its input.
 type DecodeMADResult struct {
+	// UMAD is the kernel's ib_user_mad header before the MAD, with --umad.
+	UMAD *umad.Header `json:"umad,omitempty"`
 	// Headers are the packet headers decoded before the MAD with -l.
 	Headers []DecodedStruct `json:"headers,omitempty"`
 	// MAD holds the format's components, the data area decoded as the
@@ -44,14 +48,19 @@ type DecodedStruct struct {
 
 func newDecodeMAD(e *Env) *cobra.Command {
 	var offset int
-	var lrh bool
+	var lrh, umadHdr bool
 	c := &cobra.Command{
 		Use:   "decode_mad [HEX...]",
 		Short: "decode a raw MAD given in hex (arguments or standard input)",
 		Long: `decode_mad decodes a raw 256-byte MAD given in hex, as arguments or on
 standard input; white space and a leading 0x are ignored. The MAD is printed
 one 32-bit word a line with the components that start in it, and the
-attribute in its data area decoded by its class and attribute ID.`,
+attribute in its data area decoded by its class and attribute ID.
+
+As python-rdma's: input in quotes is a Python string literal with escapes
+("\x01\x01..."), and --umad says the bytes start with the kernel's
+ib_user_mad header (what /dev/infiniband/umadN reads), which is printed
+first.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var text string
 			if len(args) > 0 {
@@ -66,17 +75,33 @@ attribute in its data area decoded by its class and attribute ID.`,
 				}
 				text = string(b)
 			}
-			raw, err := parseHex(text)
+			var raw []byte
+			var err error
+			if t := strings.TrimSpace(text); t != "" && (t[0] == '"' || t[0] == '\'') {
+				raw, err = pyUnquote(t)
+			} else {
+				raw, err = parseHex(text)
+			}
 			if err != nil {
 				return usagef("%v", err)
 			}
 			if offset < 0 || offset > len(raw) {
 				return usagef("--offset %d is outside the %d bytes given", offset, len(raw))
 			}
-			res, err := decodeMAD(raw[offset:], lrh)
+			raw = raw[offset:]
+			var uh *umad.Header
+			if umadHdr {
+				h, err := umad.UnmarshalHeader(raw)
+				if err != nil {
+					return err
+				}
+				uh, raw = &h, raw[umad.HeaderSize:]
+			}
+			res, err := decodeMAD(raw, lrh)
 			if err != nil {
 				return err
 			}
+			res.UMAD = uh
 			if e.JSON {
 				return e.writeJSON("decode_mad", res)
 			}
@@ -85,6 +110,7 @@ attribute in its data area decoded by its class and attribute ID.`,
 	}
 	c.Flags().IntVarP(&offset, "offset", "o", 0, "skip this many bytes of the input first")
 	c.Flags().BoolVarP(&lrh, "lrh", "l", false, "the input starts with the LRH (and GRH when LNH says so), BTH and DETH")
+	c.Flags().BoolVar(&umadHdr, "umad", false, "the input starts with the kernel's ib_user_mad header (python-rdma)")
 	return c
 }
 
@@ -136,6 +162,75 @@ func parseHex(s string) ([]byte, error) {
 	out := make([]byte, len(digits)/2)
 	if _, err := hex.Decode(out, digits); err != nil {
 		return nil, fmt.Errorf("not hex: %v", err)
+	}
+	return out, nil
+}
+
+// pyUnquote reads a Python string literal, as python-rdma's decode_mad
+// takes quoted input (its string_escape codec): the text between the
+// quotes, with \\xHH, octal \\NNN, \\n, \\r, \\t, \\a, \\b, \\f, \\v,
+// \\0, quotes and backslashes escaped; any other byte stands for itself.
+func pyUnquote(t string) ([]byte, error) {
+	if t == "" {
+		return nil, fmt.Errorf("no input")
+	}
+	if len(t) < 2 || t[len(t)-1] != t[0] {
+		return nil, fmt.Errorf("quoted input does not end with its quote %c", t[0])
+	}
+	s := t[1 : len(t)-1]
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i+1 >= len(s) {
+			return nil, fmt.Errorf("quoted input ends with a lone backslash")
+		}
+		i++
+		switch c = s[i]; c {
+		case 'x':
+			if i+3 > len(s) {
+				return nil, fmt.Errorf("\\x at byte %d needs two hex digits", i)
+			}
+			v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				return nil, fmt.Errorf("\\x%s at byte %d: not two hex digits", s[i+1:i+3], i)
+			}
+			out = append(out, byte(v))
+			i += 2
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'a':
+			out = append(out, 7)
+		case 'b':
+			out = append(out, 8)
+		case 'f':
+			out = append(out, 12)
+		case 'v':
+			out = append(out, 11)
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			v, _ := strconv.ParseUint(s[i:j], 8, 16)
+			out = append(out, byte(v))
+			i = j - 1
+		case '\\', '\'', '"':
+			out = append(out, c)
+		default:
+			// Python keeps an unknown escape as written.
+			out = append(out, '\\', c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no input between the quotes")
 	}
 	return out, nil
 }
@@ -220,6 +315,10 @@ func decodeHeaders(raw []byte, res *DecodeMADResult) ([]byte, error) {
 }
 
 func renderDecodeMAD(w io.Writer, res *DecodeMADResult) error {
+	if h := res.UMAD; h != nil {
+		fmt.Fprintf(w, "ib_user_mad: agent %d status %d timeout_ms %d retries %d length %d qpn %#x qkey %#x lid %d sl %d path_bits %d grh %v gid_index %d hop_limit %d traffic_class %d gid %v flow_label %#x pkey_index %d\n",
+			h.AgentID, h.Status, h.TimeoutMS, h.Retries, h.Length, h.QPN, h.QKey, h.LID, h.SL, h.PathBits, h.GRHPresent, h.GIDIndex, h.HopLimit, h.TrafficClass, h.GID, h.FlowLabel, h.PKeyIndex)
+	}
 	off := 0
 	for _, h := range res.hdrs {
 		if err := ibaprint.Dump(w, h.s, h.b, ibaprint.DumpOptions{Offset: off}); err != nil {

@@ -1,8 +1,10 @@
 package diags
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -162,4 +164,45 @@ func FuzzParseHex(f *testing.F) {
 			t.Fatalf("%q decoded to %s, not its digits in order", s, got)
 		}
 	})
+}
+
+// TestDecodeMADPythonInput: python-rdma's quoted input (a Python string
+// literal with escapes) and --umad (the kernel's ib_user_mad header
+// first) decode to the same MAD as the hex.
+func TestDecodeMADPythonInput(t *testing.T) {
+	in := readFile(t, nodeInfoHex)
+	raw, err := parseHex(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := run(t, in, "ibtool", "decode_mad")
+	var q strings.Builder
+	q.WriteByte('"')
+	for i, c := range raw {
+		switch {
+		case i%3 == 0:
+			fmt.Fprintf(&q, "\\x%02x", c)
+		case c >= 0x20 && c < 0x7f && c != '\\' && c != '"':
+			q.WriteByte(c)
+		default:
+			fmt.Fprintf(&q, "\\%o", c)
+		}
+	}
+	q.WriteString("\"\n")
+	if got, errOut, code := run(t, q.String(), "ibtool", "decode_mad"); code != 0 || got != want {
+		t.Errorf("quoted: exit %d %s\n%s", code, errOut, got)
+	}
+	hdr := make([]byte, 64)
+	hdr[0] = 7                              // agent (host order)
+	binary.BigEndian.PutUint16(hdr[28:], 5) // LID
+	hdr[30] = 2                             // SL
+	got, errOut, code := run(t, fmt.Sprintf("%x", append(hdr, raw...)), "ibtool", "decode_mad", "--umad")
+	if code != 0 || !strings.HasPrefix(got, "ib_user_mad: agent 7 status 0 timeout_ms 0 retries 0 length 0 qpn 0x0 qkey 0x0 lid 5 sl 2 ") || !strings.HasSuffix(got, want) {
+		t.Errorf("--umad: exit %d %s\n%s", code, errOut, got)
+	}
+	for in, msg := range map[string]string{`"\x0"`: "two hex digits", `"abc`: "does not end", `"\"`: "lone backslash", `""`: "no input"} {
+		if _, errOut, code := run(t, in, "ibtool", "decode_mad"); code != 2 || !strings.Contains(errOut, msg) {
+			t.Errorf("%q: exit %d %q, want %q", in, code, errOut, msg)
+		}
+	}
 }

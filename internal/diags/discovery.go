@@ -1,9 +1,13 @@
 package diags
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +17,7 @@ import (
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
+	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/subnet"
 )
 
@@ -26,7 +31,12 @@ type discoverFlags struct {
 	guid        string
 	direct      string
 	loadCache   string
-	mkey        uint64
+	// cache and refresh are python-rdma's --cache and --refresh-cache:
+	// a discovery cache read when present, else written.
+	cache   string
+	refresh bool
+	// drDiscovery is python-rdma dump_lfts' -D: --discovery DR.
+	drDiscovery bool
 	noMlnxEPI   bool
 	probeLinks  bool
 	show        bool
@@ -43,14 +53,26 @@ func (f *discoverFlags) register(c *cobra.Command, partial bool) {
 	fl.StringVar(&f.method, "discovery", "DR", "how to discover: DR (directed route SMPs, as the C tool), LID (LID routed once known) or SA (SA records)")
 	fl.IntVarP(&f.outstanding, "outstanding_smps", "o", 0, "SMPs outstanding at once (default 256; the C tool's is 2)")
 	fl.IntVar(&f.perNode, "per_node_smps", 0, "SMPs outstanding at once to one node (default 4)")
-	fl.Uint64VarP(&f.mkey, "m_key", "y", 0, "M_Key to put in every SMP")
 	fl.BoolVar(&f.probeLinks, "probe-known-links", false, "send every NodeInfo probe as the C tool does, also across switch links already found from their other end")
 	fl.BoolVar(&f.noMlnxEPI, "no-mlnx-ext-port-info", false, "do not ask Mellanox devices for their extended port info (ibdiag.conf MLX_EPI=false)")
+	if fl.Lookup("cache") == nil {
+		fl.StringVar(&f.cache, "cache", "", "discovery cache (python-rdma): read the subnet from FILE when it exists, else discover and write it there; $C or ${CA} is the device, $P or ${PORT} the port, $A $C-$P")
+	}
+	fl.BoolVar(&f.refresh, "refresh-cache", false, "discover even when the --cache file exists, and rewrite it")
 	if partial {
 		fl.IntVarP(&f.hops, "hops", "n", 0, "partial scan: stop extending paths past this many hops (libibnetdisc max_hops)")
 		fl.StringVarP(&f.guid, "Guid", "G", "", "partial scan: start at the port with this GUID (found through the SA)")
 		fl.StringVarP(&f.direct, "Direct", "D", "", "partial scan: start at the node this directed route reaches, e.g. 0,1,3")
 	}
+}
+
+// noMlnxEPI is --no-mlnx-ext-port-info when given, else the site
+// configuration's MLX_EPI=false.
+func (e *Env) noMlnxEPI(f *discoverFlags) bool {
+	if f.cmd != nil && f.cmd.Flags().Changed("no-mlnx-ext-port-info") {
+		return f.noMlnxEPI
+	}
+	return f.noMlnxEPI || !e.MlxEPI
 }
 
 // discoverResult is a subnet and how it was obtained.
@@ -60,8 +82,9 @@ type discoverResult struct {
 	source string // "discovery" or the file loaded
 }
 
-// discover loads f.loadCache when set, else discovers the subnet through
-// the fabric the global flags select. show receives ibnetdiscover -s lines.
+// discover loads f.loadCache when set, or the --cache file when it
+// exists, else discovers the subnet through the fabric the global flags
+// select (and writes --cache). show receives ibnetdiscover -s lines.
 func (e *Env) discover(f *discoverFlags, show func(string)) (*discoverResult, error) {
 	if f.loadCache != "" {
 		s, err := loadSubnetFile(f.loadCache)
@@ -80,18 +103,117 @@ func (e *Env) discover(f *discoverFlags, show func(string)) (*discoverResult, er
 	if f.guid != "" && f.direct != "" {
 		return nil, usagef("-G and -D exclude each other")
 	}
+	if f.cache != "" && !strings.Contains(f.cache, "$") {
+		// A file name with no template needs no fabric to be read.
+		if r, err := e.readDiscoveryCache(f, f.cache); r != nil || err != nil {
+			return r, err
+		}
+	}
 	sess, err := e.open()
 	if err != nil {
 		return nil, err
 	}
 	defer sess.Close()
-	return e.discoverOn(sess, f, m, show)
+	return e.discoverCached(sess, f, m, show)
+}
+
+// discoverCached is discoverOn behind python-rdma's --cache: the cache
+// file read when it exists (unless --refresh-cache), else a discovery
+// written to it.
+func (e *Env) discoverCached(sess *session, f *discoverFlags, m subnet.Method, show func(string)) (*discoverResult, error) {
+	var fn string
+	if f.cache != "" {
+		fn = cacheFileName(f.cache, sess.local)
+		if r, err := e.readDiscoveryCache(f, fn); r != nil || err != nil {
+			return r, err
+		}
+	}
+	r, err := e.discoverOn(sess, f, m, show)
+	if err != nil || fn == "" {
+		return r, err
+	}
+	if e.Debug > 0 {
+		fmt.Fprintf(e.Stderr, "D: Saving discovery cache to %q\n", fn)
+	}
+	if err := writeDiscoveryCache(fn, r.s); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// readDiscoveryCache reads the --cache file fn, unless --refresh-cache;
+// nil, nil when there is none to read.
+func (e *Env) readDiscoveryCache(f *discoverFlags, fn string) (*discoverResult, error) {
+	if f.refresh {
+		return nil, nil
+	}
+	if _, err := os.Stat(fn); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if e.Debug > 0 {
+		fmt.Fprintf(e.Stderr, "D: Loading discovery cache from %q\n", fn)
+	}
+	s, err := loadSubnetFile(fn)
+	if err != nil {
+		return nil, fmt.Errorf("--cache: %w", err)
+	}
+	return &discoverResult{s: s, source: fn}, nil
+}
+
+// writeDiscoveryCache writes a subnet to fn in our cache format (which
+// keeps everything discovery read), through a temporary file renamed over
+// fn, so that a reader never sees half a file.
+func writeDiscoveryCache(fn string, s *subnet.Subnet) error {
+	var b bytes.Buffer
+	if err := s.WriteCache(&b); err != nil {
+		return fmt.Errorf("writing the discovery cache: %w", err)
+	}
+	tmp := fn + ".new"
+	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing the discovery cache: %w", err)
+	}
+	if err := os.Rename(tmp, fn); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing the discovery cache: %w", err)
+	}
+	return nil
+}
+
+// cacheFileName fills in python-rdma's --cache template: $C and ${CA}
+// are the local device, $P and ${PORT} its port number, $A is $C-$P; a
+// $ followed by anything else stays as written.
+func cacheFileName(tmpl string, lp mad.LocalPort) string {
+	dev, port := lp.Name, strconv.Itoa(int(lp.PortNum))
+	if i := strings.LastIndexByte(dev, '/'); i >= 0 {
+		dev = dev[:i]
+	}
+	dev = strings.NewReplacer("/", "_", ":", "_").Replace(dev)
+	return os.Expand(tmpl, func(k string) string {
+		switch k {
+		case "C", "CA":
+			return dev
+		case "P", "PORT":
+			return port
+		case "A":
+			return dev + "-" + port
+		}
+		return "$" + k
+	})
 }
 
 // discoveryMethod is the --discovery flag with python-rdma's --sa rules:
 // --sa discovers by SA and refuses an explicit DR or LID, and
 // --discovery=SA means --sa for the rest of the command.
 func (e *Env) discoveryMethod(f *discoverFlags) (subnet.Method, error) {
+	if f.drDiscovery {
+		if f.cmd != nil && f.cmd.Flags().Changed("discovery") && f.method != "DR" {
+			return 0, usagef("-D and --discovery=%s exclude each other", f.method)
+		}
+		if e.SA {
+			return 0, usagef("--sa cannot be combined with -D (discovery by directed route)")
+		}
+		return subnet.ByDirectRoute, nil
+	}
 	m, err := subnet.ParseMethod(f.method)
 	if err != nil {
 		return 0, usagef("--discovery: %v", err)
@@ -114,7 +236,7 @@ func (e *Env) discoveryMethod(f *discoverFlags) (subnet.Method, error) {
 func (e *Env) discoverOptions(sess *session, f *discoverFlags, m subnet.Method, show func(string)) (opt subnet.DiscoverOptions, done func(), err error) {
 	opt = subnet.DiscoverOptions{
 		Method: m, LocalLID: sess.local.LID, MaxHops: f.hops,
-		MaxInFlight: f.outstanding, PerNode: f.perNode, NoMlnxExtPortInfo: f.noMlnxEPI, MKey: f.mkey,
+		MaxInFlight: f.outstanding, PerNode: f.perNode, NoMlnxExtPortInfo: e.noMlnxEPI(f),
 		ProbeKnownLinks: f.probeLinks,
 		ShowNode:        show, Settled: f.settled,
 	}
@@ -155,6 +277,9 @@ func (e *Env) discoverOn(sess *session, f *discoverFlags, m subnet.Method, show 
 	if err != nil {
 		return nil, err
 	}
+	if e.Debug > 0 {
+		fmt.Fprintf(e.Stderr, "D: Performing discovery using mode '%s'\n", m)
+	}
 	var s *subnet.Subnet
 	var rep *subnet.DiscoverReport
 	if m == subnet.BySA {
@@ -180,9 +305,13 @@ func (e *Env) discoverWith(s *session, f discoverFlags, progressBar bool) (*subn
 		return nil, nil, usagef("-o and --per_node_smps must not be negative")
 	}
 	f.progressBar = progressBar
-	res, err := e.discoverOn(s, &f, m, nil)
+	res, err := e.discoverCached(s, &f, m, nil)
 	if err != nil {
 		return nil, nil, err
+	}
+	if res.report == nil {
+		// Loaded from --cache: nothing was asked, nothing failed.
+		return res.s, &subnet.DiscoverReport{}, nil
 	}
 	return res.s, res.report, nil
 }

@@ -21,5 +21,6 @@ exits 0 even when dump_fts fails.`,
 		},
 	}
 	f.register(c, true)
+	c.Flags().BoolVarP(&f.df.drDiscovery, "Direct", "D", false, "discover by directed route (python-rdma's -D: --discovery DR)")
 	return c
 }

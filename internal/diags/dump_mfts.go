@@ -22,5 +22,6 @@ exits 0 even when dump_fts fails.`,
 	// The script passes its arguments on to dump_fts -M, so -M is accepted
 	// (and changes nothing).
 	f.register(c, true)
+	c.Flags().BoolVarP(&f.df.drDiscovery, "Direct", "D", false, "discover by directed route (python-rdma's -D: --discovery DR)")
 	return c
 }

@@ -17,10 +17,13 @@ import (
 type diagError struct {
 	msg string
 	err error
+	// quiet keeps err for errors.Is/As, -v and the M_Key hint but out of
+	// the message, which is the C tool's.
+	quiet bool
 }
 
 func (e *diagError) Error() string {
-	if e.err == nil {
+	if e.err == nil || e.quiet {
 		return e.msg
 	}
 	return e.msg + ": " + e.err.Error()
@@ -33,6 +36,12 @@ func (e *diagError) ExitCode() int { return 255 }
 
 func iberror(err error, format string, a ...any) error {
 	return &diagError{msg: fmt.Sprintf(format, a...), err: err}
+}
+
+// iberrorCause is iberror with the C tool's message alone: err is the
+// cause, shown by -v, not part of the message.
+func iberrorCause(err error, format string, a ...any) error {
+	return &diagError{msg: fmt.Sprintf(format, a...), err: err, quiet: true}
 }
 
 // unwrapUsage makes a usage error the plain cause of another failure: a
@@ -76,3 +85,8 @@ func incomplete(failed, lost error) error {
 	}
 	return &exitError{fmt.Errorf("%w; %w", failed, lost), exitIncomplete}
 }
+
+// NoDeviceStatus is the exit status of every command on a machine with
+// no RDMA device (and no --fabric): the C tools all stop there with
+// IBEXIT, whose status is 255.
+const NoDeviceStatus = 255

@@ -2,10 +2,12 @@ package diags
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
 	"github.com/rdmakit/rdmakit/fabric"
+	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
 )
 
@@ -33,8 +35,22 @@ func (e *Env) fabricOptions() ([]fabric.Option, error) {
 	if timeout > 0 {
 		opts = append(opts, fabric.WithTimeout(timeout))
 	}
-	if e.Debug > 0 {
+	switch {
+	case e.Debug > 0:
 		opts = append(opts, fabric.WithTrace(e.tracer()))
+	case e.Errors:
+		opts = append(opts, fabric.WithTrace(e.errorTracer()))
+	}
+	if e.MKey != 0 {
+		opts = append(opts, fabric.WithMKey(e.MKey))
+	}
+	if e.SMKey != 0 {
+		opts = append(opts, fabric.WithSMKey(e.SMKey))
+	}
+	if sp, err := e.saPath(); err != nil {
+		return nil, err
+	} else if sp != nil {
+		opts = append(opts, fabric.WithSAPath(sp))
 	}
 	if e.SA {
 		opts = append(opts, fabric.WithSA())
@@ -54,6 +70,37 @@ func (e *Env) madTimeout() (time.Duration, error) {
 		return 0, usagef("-t/--timeout %d: want 0 (the default, 1000) to %d milliseconds", e.Timeout, limit)
 	}
 	return time.Duration(e.Timeout) * time.Millisecond, nil
+}
+
+// saPath is where SA queries go: -s/--sm_port's LID, or --sa-path's path
+// (a LID or a path spec with a DLID); nil for the local port's SM LID.
+func (e *Env) saPath() (mad.Target, error) {
+	switch {
+	case e.SMPort != "" && e.SAPath != "":
+		return nil, usagef("-s/--sm_port and --sa-path exclude each other")
+	case e.SMPort != "":
+		p, err := ibpath.Parse(e.SMPort, ibpath.Options{Mode: ibpath.LIDOnly})
+		ip, ok := p.(*ibpath.IBPath)
+		if err != nil || !ok || ip.DLID == 0 || ip.DLID >= 0xc000 {
+			return nil, iberror(nil, "cannot resolve SM destination port %s", e.SMPort)
+		}
+		r := ip.Route()
+		r.Name = fmt.Sprintf("SA at LID %d", ip.DLID)
+		return r, nil
+	case e.SAPath != "":
+		p, err := ibpath.Parse(e.SAPath, ibpath.Options{})
+		if err != nil {
+			return nil, usagef("--sa-path %s: %v", e.SAPath, err)
+		}
+		ip, ok := p.(*ibpath.IBPath)
+		if !ok || !ip.Has("DLID") || ip.DLID == 0 || ip.DLID >= 0xc000 {
+			return nil, usagef("--sa-path %s: want a unicast LID or a path spec with one (DLID=...)", e.SAPath)
+		}
+		r := ip.Route()
+		r.Name = "SA at " + ip.String()
+		return r, nil
+	}
+	return nil, nil
 }
 
 // openTransport opens the fabric the flags select (fabric.OpenTransport),

@@ -2,6 +2,7 @@ package diags
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -9,7 +10,6 @@ import (
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
-	"github.com/rdmakit/rdmakit/sa"
 	"github.com/rdmakit/rdmakit/subnet"
 )
 
@@ -20,8 +20,8 @@ import (
 
 type dumpFTsFlags struct {
 	all, brief, multicast bool
-	mkey                  string
 	nodeNameMap           string
+	df                    discoverFlags
 }
 
 func (f *dumpFTsFlags) register(c *cobra.Command, multicastFlag bool) {
@@ -32,7 +32,7 @@ func (f *dumpFTsFlags) register(c *cobra.Command, multicastFlag bool) {
 		fl.BoolVarP(&f.multicast, "Multicast", "M", false, "show multicast forwarding tables")
 	}
 	fl.StringVar(&f.nodeNameMap, "node-name-map", "", "node name map file")
-	fl.StringVarP(&f.mkey, "m_key", "y", "", "M_Key to use in requests")
+	f.df.register(c, false)
 }
 
 // dumpFTsFailed is dump_fts' failure: a message on stderr and exit(-1).
@@ -50,10 +50,6 @@ func runDumpFTs(e *Env, f *dumpFTsFlags, args []string) (tables []*ForwardingTab
 	if len(args) > 2 {
 		return nil, nil, usagef("want [<startlid> [<endlid>]]")
 	}
-	mkey, err := parseMKey(f.mkey)
-	if err != nil {
-		return nil, nil, err
-	}
 	start, end := ftRange(args)
 	names, err := loadNames(f.nodeNameMap)
 	if err != nil {
@@ -64,20 +60,17 @@ func runDumpFTs(e *Env, f *dumpFTsFlags, args []string) (tables []*ForwardingTab
 		return nil, nil, err
 	}
 	defer s.Close()
-	opt := subnet.DiscoverOptions{LocalLID: s.local.LID, MKey: mkey}
-	var sn *subnet.Subnet
-	var rep *subnet.DiscoverReport
-	if s.viaSA() {
-		sn, rep, err = subnet.DiscoverSA(e.Ctx, sa.New(s.mc), s.local, opt)
-	} else {
-		sn, rep, err = subnet.Discover(e.Ctx, s.mc, opt)
-	}
+	sn, rep, err := e.discoverWith(s, f.df, false)
 	if err != nil {
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			return nil, nil, err
+		}
 		return nil, nil, &dumpFTsFailed{fmt.Errorf("Failed to discover fabric: %w", err)}
 	}
 	q := &ftRequest{multicast: f.multicast, start: start, end: end,
 		o: ftOptions{all: f.all, brief: f.brief, verbose: e.Verbose > 0, names: names}}
-	tables, err = readFabricTables(e.Ctx, s, sn, sn.IBNDOrder(isSwitch), q, mkey)
+	tables, err = readFabricTables(e.Ctx, s, sn, sn.IBNDOrder(isSwitch), q)
 	return tables, rep.Incomplete(sn), err
 }
 
@@ -88,14 +81,12 @@ func isSwitch(n *subnet.Node) bool { return n.Type == iba.NodeTypeSwitch }
 // switch by its LID, and the directed route would cost a LinkRecord per
 // hop to translate), and lays it out; destinations come from the
 // discovered subnet.
-func readFabricTables(ctx context.Context, s *session, sn *subnet.Subnet, switches []*subnet.Node, q *ftRequest, mkey uint64) ([]*ForwardingTable, error) {
+func readFabricTables(ctx context.Context, s *session, sn *subnet.Subnet, switches []*subnet.Node, q *ftRequest) ([]*ForwardingTable, error) {
 	target := func(n *subnet.Node) mad.Target {
 		if s.viaSA() && n.SMALID != 0 {
 			return ibpath.NewLID(n.SMALID)
 		}
-		dr := ibpath.NewDR(append([]byte{0}, n.Path...)...)
-		setMKey(dr, mkey)
-		return dr
+		return ibpath.NewDR(append([]byte{0}, n.Path...)...)
 	}
 	failed, err := sn.ReadTables(ctx, s, switches, q.tableOptions(target))
 	if err != nil {

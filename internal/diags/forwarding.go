@@ -366,14 +366,14 @@ const destTimeout = 100 * time.Millisecond
 
 // smpDests asks every LID for NodeDescription, PortInfo and NodeInfo, as
 // ibroute's dump_lid does, many LIDs at once.
-func smpDests(ctx context.Context, g mad.SubnGetter, mkey uint64) destLookup {
+func smpDests(ctx context.Context, g mad.SubnGetter) destLookup {
 	return func(lids []int) (map[int]*lidDest, string) {
 		found := map[int]*lidDest{}
 		var mu sync.Mutex
 		sc := sched.New(ctx, sched.Options{Busy: ftBusy})
 		for _, lid := range lids {
 			sc.Submit(strconv.Itoa(lid), fmt.Sprintf("LID %d", lid), func(ctx context.Context) error {
-				t := mad.Route{Addr: mad.Addr{LID: uint16(lid)}, Timeout: destTimeout, MKey: mkey}
+				t := mad.Route{Addr: mad.Addr{LID: uint16(lid)}, Timeout: destTimeout}
 				var nd iba.NodeDescription
 				var pi iba.PortInfo
 				var ni iba.NodeInfo

@@ -28,6 +28,7 @@ type IBAddrResult struct {
 type ibaddrFlags struct {
 	direct, guid     bool
 	gid, lid, lidDec bool
+	lidArg           bool // python-rdma's --Lid
 }
 
 func newIBAddr(e *Env) *cobra.Command {
@@ -55,6 +56,7 @@ Examples:
 	fl.BoolVarP(&f.lid, "lid_show", "l", false, "show lid range only")
 	fl.BoolVarP(&f.lidDec, "Lid_show", "L", false, "show lid range (in decimal) only")
 	fl.BoolVarP(&f.direct, "Direct", "D", false, "use Direct address argument")
+	fl.BoolVar(&f.lidArg, "Lid", false, "use LID address argument (python-rdma; -L is the C tool's --Lid_show)")
 	fl.BoolVarP(&f.guid, "Guid", "G", false, "use GUID address argument")
 	return c
 }
@@ -80,7 +82,7 @@ func runIBAddr(e *Env, f *ibaddrFlags, args []string) error {
 		port = int(uint32(cStrtoul(args[1])))
 	}
 	if len(args) > 0 {
-		if target, err = resolveSMPDest(s, args[0], &addrFlags{direct: f.direct, guid: f.guid}); err != nil {
+		if target, err = resolveSMPDest(s, args[0], &addrFlags{direct: f.direct, guid: f.guid, lid: f.lidArg}); err != nil {
 			return err
 		}
 	} else {

@@ -230,6 +230,8 @@ portXmitData=0
 		{"show", []string{"ibcheckerrs", "-T", all, "-s"}, 0},
 		{"show-defaults", []string{"ibcheckerrs", "-s"}, 0},
 		{"fabric", []string{"ibcheckerrors", "--up", "-T", all}, 1},
+		{"every-counter-brief", []string{"ibcheckerrs", "-b", "-T", all, "5"}, 1},
+		{"fabric-brief", []string{"ibcheckerrors", "-b", "--up", "-T", all}, 1},
 		{"unknown-key", []string{"ibcheckerrs", "-T", write("bad", "SymbolErrs=1\n"), "4"}, 1},
 		{"not-a-counter", []string{"ibcheckerrs", "-T", write("sel", "PortSelect=1\n"), "4"}, 1},
 		{"bad-value", []string{"ibcheckerrs", "-T", write("val", "VL15Dropped=ten\n"), "4"}, 1},
@@ -242,6 +244,35 @@ portXmitData=0
 			}
 			golden(t, tc.name, maskCheckData(out+strings.ReplaceAll(errOut, dir, "DIR")))
 		})
+	}
+}
+
+// TestIBCheckScriptForms runs the family as the diags scripts were run:
+// -nocolor, -timeout and a topology file in place of discovery, whose
+// connected ports are the ones checked.
+func TestIBCheckScriptForms(t *testing.T) {
+	const fab = "sim:fattree:k=4,n=2"
+	topoFile := filepath.Join(t.TempDir(), "fabric.topo")
+	topoText, errOut, code := run(t, "", "ibtool", "--fabric", fab, "ibnetdiscover")
+	if code != 0 {
+		t.Fatalf("ibnetdiscover: exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(topoFile, []byte(topoText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	discovered, _, code := run(t, "", "ibtool", "--fabric", fab, "ibchecknet", "--nocolor")
+	if code != 1 || !strings.Contains(discovered, "88 ports checked, 16 ports with bad state found") {
+		t.Fatalf("ibchecknet: exit %d\n%s", code, discovered)
+	}
+	fromFile, errOut, code := run(t, "", "ibtool", "--fabric", fab, "ibchecknet", "-nocolor", "-timeout", "500", topoFile)
+	if code != 0 || !strings.Contains(fromFile, "72 ports checked, 0 ports with bad state found") || strings.Contains(fromFile, "\033[") {
+		t.Errorf("ibchecknet -nocolor -timeout 500 FILE: exit %d\n%s%s", code, fromFile, errOut)
+	}
+	if _, errOut, code := run(t, "", "ibtool", "--fabric", fab, "ibchecknet", topoFile, topoFile); code != 2 {
+		t.Errorf("two topology files: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := run(t, "", "ibtool", "--fabric", fab, "ibcheckstate", filepath.Join(t.TempDir(), "none")); code != 1 || !strings.Contains(errOut, "none") {
+		t.Errorf("a missing topology file: exit %d: %s", code, errOut)
 	}
 }
 

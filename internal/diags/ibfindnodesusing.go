@@ -253,8 +253,9 @@ func fnuHostLine(names []string) string {
 }
 
 type findNodesFlags struct {
-	df  discoverFlags
-	all bool
+	df   discoverFlags
+	all  bool
+	addr addrFlags
 }
 
 func newIBFindNodesUsing(e *Env) *cobra.Command {
@@ -287,6 +288,9 @@ Examples:
 	fl := c.Flags()
 	fl.BoolP("recalculate", "R", false, "recalculate the ibnetdiscover information (always done)")
 	fl.BoolVarP(&f.all, "all", "a", false, "list all routed end ports, not just CAs (python-rdma)")
+	fl.BoolVarP(&f.addr.direct, "Direct", "D", false, "the switch is a directed route (python-rdma)")
+	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "the switch is a LID (python-rdma)")
+	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "the switch is a GUID (python-rdma)")
 	f.df.register(c, false)
 	return c
 }
@@ -306,7 +310,7 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 	}
 	defer sess.Close()
 	f.df.progressBar = true
-	r, err := e.discoverOn(sess, &f.df, m, nil)
+	r, err := e.discoverCached(sess, &f.df, m, nil)
 	if err != nil {
 		return &exitError{err, 1}
 	}
@@ -328,14 +332,28 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 	want := fnuFormatGUID(target)
 	descRE := regexp.MustCompile(`.*` + regexp.QuoteMeta(want) + `\s+.*`)
 	var sw *fnuSwitch
+	byForm := f.addr.direct || f.addr.lid || f.addr.guid
 	for i, s := range topo.switches {
-		if "0x"+s.guid == want || descRE.MatchString(s.desc) {
+		if !byForm && ("0x"+s.guid == want || descRE.MatchString(s.desc)) {
 			sw = &topo.switches[i]
 			break
 		}
 	}
-	if sw == nil {
+	if sw == nil && !byForm {
 		sw = fnuSwitchByName(sn, topo, names, target)
+	}
+	if sw == nil {
+		// Every other target form: a LID, directed route, GID, path spec.
+		p, err := findInSubnet(sn, r.report, target, &f.addr, names)
+		if err != nil && byForm {
+			return &exitError{err, 1}
+		}
+		for i := range topo.switches {
+			if g, _ := strconv.ParseUint(topo.switches[i].guid, 16, 64); err == nil && iba.GUID(g) == p.Node.GUID {
+				sw = &topo.switches[i]
+				break
+			}
+		}
 	}
 	if sw == nil {
 		if !e.JSON {
@@ -372,7 +390,7 @@ func runIBFindNodesUsing(e *Env, f *findNodesFlags, target, portArg string) erro
 	if peer != nil && peer.Type == iba.NodeTypeSwitch {
 		switches = append(switches, peer)
 	}
-	tables, err := readFabricTables(e.Ctx, sess, sn, switches, &ftRequest{o: ftOptions{names: names}}, f.df.mkey)
+	tables, err := readFabricTables(e.Ctx, sess, sn, switches, &ftRequest{o: ftOptions{names: names}})
 	if err != nil {
 		return err
 	}

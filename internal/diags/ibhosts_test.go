@@ -183,8 +183,8 @@ func TestSubnetDiffFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code = run(t, "", "ibtool", "subnet_diff", topo, cut)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+	if code != 1 || !strings.Contains(errOut, "the subnets differ") {
+		t.Fatalf("exit %d (want 1: the subnets differ): %s", code, errOut)
 	}
 	golden(t, "cut", out)
 	if !strings.Contains(out, "Reference subnet has 1 more links than the current subnet:") {

@@ -238,7 +238,10 @@ duplicate LIDs, node GUIDs and port GUIDs, and port GUIDs that repeat a node
 GUID, in the words of infiniband-diags' ibidsverify script; exit status 1
 when it finds any. As python-rdma's, it also checks the LID ranges that LMC
 gives end ports (IBA 7.11.1) for overlaps, which base LIDs alone miss.
--R (recalculate) is accepted: the subnet is always discovered afresh.`,
+-R (recalculate) is accepted: the subnet is discovered afresh unless
+--cache names a file. python-rdma's --up and -N are accepted and change
+nothing: the checks see the ports the topology lists, which are linked
+(not Polling or Disabled), and the output has no colors.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var text bytes.Buffer
@@ -305,7 +308,9 @@ gives end ports (IBA 7.11.1) for overlaps, which base LIDs alone miss.
 		},
 	}
 	fl := c.Flags()
-	fl.BoolP("recalculate", "R", false, "recalculate the ibnetdiscover information (always done)")
+	fl.BoolP("recalculate", "R", false, "recalculate the ibnetdiscover information (done unless --cache names a file)")
+	fl.Bool("up", false, "only check ports that are not Polling or Disabled (python-rdma; the checks see linked ports only)")
+	fl.BoolP("nocolor", "N", false, "do not colorize the output (python-rdma; it has no colors)")
 	fl.StringVar(&topoFile, "topology", "", "check this `ibnetdiscover -g` output (the script's cache file) instead of discovering")
 	fl.StringVar(&df.loadCache, "load-cache", "", "load the subnet from this ibnetdiscover cache instead of discovering")
 	df.register(c, false)

@@ -157,3 +157,16 @@ func FuzzIDsVerify(f *testing.F) {
 		}
 	})
 }
+
+// TestIBIDsVerifyPythonFlags: python-rdma's --up and -N are taken and
+// change nothing here (the checks see linked ports, with no colors).
+func TestIBIDsVerifyPythonFlags(t *testing.T) {
+	const fab = "sim:fattree:k=4,n=2"
+	want, _, wantCode := run(t, "", "ibtool", "--fabric", fab, "ibidsverify")
+	for _, flag := range []string{"--up", "-N", "--nocolor"} {
+		got, errOut, code := run(t, "", "ibtool", "--fabric", fab, "ibidsverify", flag)
+		if code != wantCode || got != want {
+			t.Errorf("%s: exit %d (want %d) %s\n%s--- without\n%s", flag, code, wantCode, errOut, got, want)
+		}
+	}
+}

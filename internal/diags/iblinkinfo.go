@@ -30,6 +30,9 @@ type linkInfoFlags struct {
 	df                          discoverFlags
 	all, down, line, additional bool
 	switchesOnly, casOnly       bool
+	up, portGUIDs               bool
+	target                      string
+	targetLID                   bool
 	nodeNameMap                 string
 	diffFile, diffCheck         string
 	filterDown                  string
@@ -82,7 +85,7 @@ type LinkPeer struct {
 func newIBLinkInfo(e *Env) *cobra.Command {
 	f := &linkInfoFlags{}
 	c := &cobra.Command{
-		Use:   "iblinkinfo",
+		Use:   "iblinkinfo [flags] [TARGET]",
 		Short: "report the link state of every port in the fabric (infiniband-diags iblinkinfo)",
 		Long: `iblinkinfo discovers the subnet (or loads --load-cache) and prints every
 port with its link: width, speed, state, the peer, and what the link could
@@ -91,9 +94,17 @@ run at. Output is infiniband-diags' iblinkinfo byte for byte.
 -d is --down here, as in the C tool (it takes the place of the global
 --debug, which iblinkinfo has no use for); -S and -G name a port GUID and -D
 a directed route to start a partial scan at (one hop by default, -n sets
-it); with -a every node of the partial scan is printed.`,
-		Args: cobra.NoArgs,
+it); with -a every node of the partial scan is printed.
+
+From python-rdma: TARGET prints one switch, given in any form (LID, GUID,
+GID, directed route, path spec, name); --up leaves out the ports that are
+Polling; -g is accepted and changes nothing, the C tool's format showing
+port GUIDs already.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				f.target = args[0]
+			}
 			return runIBLinkInfo(e, cmd, f)
 		},
 	}
@@ -115,6 +126,9 @@ it); with -a every node of the partial scan is printed.`,
 	fl.StringVar(&f.filterDown, "filterdownports", "", "ibnetdiscover cache: do not print ports that are down in it too")
 	fl.BoolVar(&f.switchesOnly, "switches-only", false, "output only switches")
 	fl.BoolVar(&f.casOnly, "cas-only", false, "output only CAs")
+	fl.BoolVarP(&f.targetLID, "Lid", "L", false, "TARGET is a LID (python-rdma)")
+	fl.BoolVar(&f.up, "up", false, "print only ports that are not Polling (python-rdma)")
+	fl.BoolVarP(&f.portGUIDs, "portguids", "g", false, "show port GUIDs, not node GUIDs (python-rdma; the C format shows port GUIDs already)")
 	f.df.register(c, false)
 	return c
 }
@@ -191,13 +205,23 @@ func runIBLinkInfo(e *Env, cmd *cobra.Command, f *linkInfoFlags) error {
 	e.warnFailures("iblinkinfo", r)
 	s := r.s
 
-	lw := &liWriter{names: names, line: f.line, additional: f.additional, down: f.down, filter: filter, json: e.JSON}
+	lw := &liWriter{names: names, line: f.line, additional: f.additional, down: f.down, up: f.up, filter: filter, json: e.JSON}
 	var out strings.Builder
 	lw.w = &out
 
 	// The one node a partial scan reports, unless -a.
 	var only *subnet.Node
-	if !f.all && (f.df.guid != "" || f.df.direct != "") {
+	if f.target != "" {
+		p, err := findInSubnet(s, r.report, f.target, &addrFlags{lid: f.targetLID}, names)
+		if err != nil {
+			return &exitError{err, 1}
+		}
+		if p.Node.Type != iba.NodeTypeSwitch {
+			return &exitError{fmt.Errorf("%s is not a switch", f.target), 1}
+		}
+		only = p.Node
+	}
+	if only == nil && !f.all && (f.df.guid != "" || f.df.direct != "") {
 		var p *subnet.Port
 		what := f.df.guid
 		if f.df.direct != "" {
@@ -243,6 +267,7 @@ type liWriter struct {
 	w                            io.Writer
 	names                        *namemap.Map
 	line, additional, down, json bool
+	up                           bool
 	filter                       *subnet.Subnet
 	res                          LinkInfoResult
 	cur                          *LinkInfoNode
@@ -287,7 +312,11 @@ func (lw *liWriter) node(n *subnet.Node, prefix, side string) {
 		if p == nil {
 			continue
 		}
-		if !lw.down || p.PortInfo().PortState == iba.PortStateDown {
+		pi := p.PortInfo()
+		if lw.up && pi.PortPhysicalState == iba.PhysPortStatePolling {
+			continue
+		}
+		if !lw.down || pi.PortState == iba.PortStateDown {
 			lw.header(n, &printed, prefix)
 			lw.port(n, p, prefix, side)
 		}

@@ -172,3 +172,35 @@ func TestIBLinkInfoPartialSim(t *testing.T) {
 		t.Errorf("an unknown GUID is not reported: %s", errOut)
 	}
 }
+
+// TestIBLinkInfoPythonForms: python-rdma's TARGET prints the switch -S
+// prints (whose output is compared with the C tool's elsewhere), whatever
+// the form of the target; --up leaves the Polling ports out; -g changes
+// nothing.
+func TestIBLinkInfoPythonForms(t *testing.T) {
+	const fab = "sim:fattree:k=4,n=2"
+	want, errOut, code := run(t, "", "ibtool", "--fabric", fab, "iblinkinfo", "-S", "0x0008f10500000004")
+	if code != 0 || !strings.Contains(want, "Switch: 0x0008f10500000004 ft-l1-0:") {
+		t.Fatalf("-S: exit %d\n%s%s", code, want, errOut)
+	}
+	for _, target := range []string{"2", "0x0008f10500000004", "ft-l1-0", "0,1,5", "IBPath(DLID=2)"} {
+		got, errOut, code := run(t, "", "ibtool", "--fabric", fab, "iblinkinfo", target)
+		if code != 0 || got != want {
+			t.Errorf("iblinkinfo %s: exit %d %s\n%s--- -S\n%s", target, code, errOut, got, want)
+		}
+	}
+	if got, errOut, code := run(t, "", "ibtool", "--fabric", fab, "iblinkinfo", "-L", "2"); code != 0 || got != want {
+		t.Errorf("iblinkinfo -L 2: exit %d %s\n%s", code, errOut, got)
+	}
+	if _, errOut, code := run(t, "", "ibtool", "--fabric", fab, "iblinkinfo", "9"); code != 1 || !strings.Contains(errOut, "not a switch") {
+		t.Errorf("a CA: exit %d: %s", code, errOut)
+	}
+	all, _, _ := run(t, "", "ibtool", "--fabric", fab, "iblinkinfo")
+	up, _, code := run(t, "", "ibtool", "--fabric", fab, "iblinkinfo", "--up")
+	if code != 0 || !strings.Contains(all, "Polling") || strings.Contains(up, "Polling") || !strings.Contains(up, "LinkUp") {
+		t.Errorf("--up: exit %d\n%s", code, up)
+	}
+	if g, _, _ := run(t, "", "ibtool", "--fabric", fab, "iblinkinfo", "-g"); g != all {
+		t.Errorf("-g changed the output")
+	}
+}

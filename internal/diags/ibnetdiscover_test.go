@@ -174,8 +174,9 @@ func testIBNetDiscoverLive(t *testing.T, p peers) {
 	b.same(t, "ibnetdiscover", "--diff", cCache, "--diffcheck", "sw,ca,port,lid,nodedesc")
 	nowCache := filepath.Join(dir, "now.cache")
 	b.c(t, "ibnetdiscover", "--cache", nowCache)
+	// The subnets differ: exit 1, as diff(1).
 	out, errOut, code = run(t, "", "ibtool", "subnet_diff", cCache, nowCache)
-	if code != 0 {
+	if code != 1 {
 		t.Fatalf("subnet_diff: exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"Reference subnet has 1 more end ports than the current subnet:", "Reference subnet has 1 more links than the current subnet:",
@@ -185,14 +186,14 @@ func testIBNetDiscoverLive(t *testing.T, p peers) {
 		}
 	}
 	live, _, code := b.ours(t, "subnet_diff", cCache)
-	if code != 0 || live != out {
+	if code != 1 || live != out {
 		t.Errorf("subnet_diff against the live subnet (exit %d) differs from the one against its cache:\n%s", code, firstLines(live, out))
 	}
 	js, _, code := run(t, "", "ibtool", "--json", "subnet_diff", nowCache, cCache)
 	var doc struct {
 		Result SubnetDiffResult `json:"result"`
 	}
-	if code != 0 || json.Unmarshal([]byte(js), &doc) != nil || len(doc.Result.Links.Extra) != 1 || len(doc.Result.EndPorts.Extra) != 1 {
+	if code != 1 || json.Unmarshal([]byte(js), &doc) != nil || len(doc.Result.Links.Extra) != 1 || len(doc.Result.EndPorts.Extra) != 1 {
 		t.Errorf("subnet_diff --json (exit %d):\n%s", code, js)
 	}
 }

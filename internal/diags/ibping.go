@@ -69,6 +69,7 @@ node's SM client, the only client ibsim hands requests to.)`,
 	fl.BoolVarP(&f.flood, "flood", "f", false, "flood destination")
 	fl.StringVarP(&f.oui, "oui", "o", "", "use specified OUI number")
 	fl.BoolVarP(&f.server, "Server", "S", false, "start in server mode")
+	fl.BoolVarP(&f.addr.direct, "Direct", "D", false, "use Direct address argument: a directed route, to the LID of the port it reaches (python-rdma)")
 	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
 	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
 	return c

@@ -53,25 +53,25 @@ type NodeStanzaPort struct {
 }
 
 func newIBPrintWith(e *Env, name, what string, typ iba.NodeType, open func() (*session, error)) *cobra.Command {
-	var list bool
+	var list, byGUID bool
 	var disc discoverFlags
 	c := &cobra.Command{
-		Use:   name + " [flags] [-l | NODE_GUID]",
-		Short: "show one " + what + "'s ibnetdiscover stanza (python-rdma " + name + ")",
-		Long: name + ` discovers the subnet and prints the ibnetdiscover stanza of the
-` + what + ` with the node GUID given (0x-hex, bare hex or python-rdma's
-0002:c903:0000:1491); -l lists every ` + what + ` instead.`,
+		Use:   name + " [flags] [-l | NODE]",
+		Short: "show one " + what + "'s ibnetdiscover stanza (python-rdma " + name + ", infiniband-diags " + name + ".pl)",
+		Long: name + ` discovers the subnet (or reads --cache) and prints the ibnetdiscover
+stanza of the ` + what + ` NODE names; -l lists every ` + what + ` instead.
+NODE is a node GUID (0x-hex, bare hex or python-rdma's 0002:c903:0000:1491;
+with -G nothing else), a port GUID, LID, GID, directed route or path spec,
+or the node's name in the node name map or its description (the diags
+script's normal input). -R is accepted: the subnet is discovered afresh
+unless --cache names a file.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (list && len(args) != 0) || (!list && len(args) != 1) {
-				return usagef("want -l or one NODE_GUID")
+				return usagef("want -l or one NODE")
 			}
-			var guid iba.GUID
-			if !list {
-				g, err := iba.ParseGUID(args[0])
-				if err != nil {
-					return usagef("NODE_GUID %q: %v", args[0], err)
-				}
-				guid = g
+			names, err := loadNames("")
+			if err != nil {
+				return err
 			}
 			s, err := open()
 			if err != nil {
@@ -89,12 +89,13 @@ func newIBPrintWith(e *Env, name, what string, typ iba.NodeType, open func() (*s
 			if list {
 				return incomplete(printNodeList(e, name, sn, typ), lost)
 			}
-			n := sn.Node(guid)
-			if n == nil {
-				return incomplete(fmt.Errorf("could not find node %v", guid), lost)
+			p, err := findInSubnet(sn, rep, args[0], &addrFlags{guid: byGUID}, names)
+			if err != nil {
+				return incomplete(err, lost)
 			}
+			n := p.Node
 			if n.Type != typ {
-				return fmt.Errorf("node %v is a %s, not a %s", guid, pyNodeType(n.Type), pyNodeType(typ))
+				return fmt.Errorf("node %v is a %s, not a %s", n.GUID, pyNodeType(n.Type), pyNodeType(typ))
 			}
 			st, err := nodeStanza(sn, n)
 			if err != nil {
@@ -108,6 +109,8 @@ func newIBPrintWith(e *Env, name, what string, typ iba.NodeType, open func() (*s
 		},
 	}
 	c.Flags().BoolVarP(&list, "list", "l", false, "list every "+what)
+	c.Flags().BoolVarP(&byGUID, "Guid", "G", false, "NODE is a GUID (the diags script's -G)")
+	c.Flags().BoolP("recalculate", "R", false, "discover the subnet afresh (the diags script's -R; done unless --cache names a file)")
 	disc.register(c, false)
 	return c
 }

@@ -346,12 +346,25 @@ func runIBQueryErrors(e *Env, f *queryErrorsFlags, cmd *cobra.Command) error {
 		return kept
 	}
 	src := "discovery"
-	if f.df.loadCache != "" {
+	var cacheFn string // --cache to write after the discovery
+	if f.df.cache != "" && f.df.loadCache == "" && !partial {
+		cacheFn = cacheFileName(f.df.cache, sess.local)
+		r, err := e.readDiscoveryCache(&f.df, cacheFn)
+		if err != nil {
+			return &exitError{err, 255}
+		}
+		if r != nil {
+			o.Subnet, src, cacheFn = r.s, cacheFn, ""
+		}
+	}
+	switch {
+	case o.Subnet != nil:
+	case f.df.loadCache != "":
 		if o.Subnet, err = loadSubnetFile(f.df.loadCache); err != nil {
 			return &exitError{err, 255}
 		}
 		src = f.df.loadCache
-	} else {
+	default:
 		f.df.progressBar = true
 		opt, done, err := e.discoverOptions(sess, &f.df, m, nil)
 		if err != nil {
@@ -376,6 +389,11 @@ func runIBQueryErrors(e *Env, f *queryErrorsFlags, cmd *cobra.Command) error {
 	res, err := perf.Sweep(e.Ctx, sess.f, o)
 	if err != nil {
 		return &exitError{fmt.Errorf("discover failed: %w", err), 255}
+	}
+	if cacheFn != "" {
+		if err := writeDiscoveryCache(cacheFn, res.Subnet); err != nil {
+			return err
+		}
 	}
 	r := &discoverResult{s: res.Subnet, report: res.Report, source: src}
 	e.warnFailures("ibqueryerrors", r)

@@ -19,8 +19,8 @@ type ibrouteFlags struct {
 	all         bool
 	brief       bool
 	multicast   bool
-	mkey        string
 	nodeNameMap string
+	df          discoverFlags
 }
 
 func newIBRoute(e *Env) *cobra.Command {
@@ -39,7 +39,10 @@ Examples:
   ibroute 4 0x10 0x20       # a LID range
   ibroute -G 0x08f1040023   # the switch by GUID
   ibroute -D 0,1            # the switch by directed route
-  ibroute -M 4 0xc010 0xc020  # multicast, with a range`,
+  ibroute -M 4 0xc010 0xc020  # multicast, with a range
+
+With --discovery or --cache (python-rdma), the destinations are named from
+the discovered (or cached) subnet instead of a NodeInfo per LID.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runIBRoute(e, &f, args)
 		},
@@ -52,17 +55,13 @@ Examples:
 	fl.BoolVarP(&f.addr.direct, "Direct", "D", false, "use Direct address argument")
 	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
 	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
-	fl.StringVarP(&f.mkey, "m_key", "y", "", "M_Key to use in request")
+	f.df.register(c, false)
 	return c
 }
 
 func runIBRoute(e *Env, f *ibrouteFlags, args []string) error {
 	if len(args) < 1 {
 		return usagef("want <dest dr_path|lid|guid> [<startlid> [<endlid>]]")
-	}
-	mkey, err := parseMKey(f.mkey)
-	if err != nil {
-		return err
 	}
 	start, end := ftRange(args[1:])
 	names, err := loadNames(f.nodeNameMap)
@@ -74,15 +73,23 @@ func runIBRoute(e *Env, f *ibrouteFlags, args []string) error {
 		return err
 	}
 	defer s.Close()
+	s.names = names
 	target, err := resolveSMPDest(s, args[0], &f.addr)
 	if err != nil {
 		return err
 	}
-	setMKey(target, mkey)
+	dests := smpDests(e.Ctx, s)
+	if f.df.cache != "" || f.df.cmd.Flags().Changed("discovery") {
+		sn, _, err := e.discoverWith(s, f.df, false)
+		if err != nil {
+			return err
+		}
+		dests = subnetDests(sn)
+	}
 	sn := subnet.New()
 	sw, err := sn.ReadSwitch(e.Ctx, s, target, nil)
 	if err != nil {
-		return iberror(nil, "dump tables: %s", checkSwitchMessage(err))
+		return iberrorCause(err, "dump tables: %s", checkSwitchMessage(err))
 	}
 	q := &ftRequest{multicast: f.multicast, start: start, end: end,
 		o: ftOptions{all: f.all, brief: f.brief, verbose: e.Verbose > 0, names: names}}
@@ -90,7 +97,7 @@ func runIBRoute(e *Env, f *ibrouteFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	t := q.layout(sw, failed, portidString(target), smpDests(e.Ctx, s, mkey))
+	t := q.layout(sw, failed, portidString(target), dests)
 	return e.printTables("ibroute", t)
 }
 

@@ -101,6 +101,7 @@ CA ports as well. PortXmitData and PortRcvData count 4-octet words.`,
 	for i, a := range watchAttrs {
 		fl.BoolVarP(&f.sel[i], a.flag, a.short, false, a.usage)
 	}
+	fl.BoolVar(&f.addr.direct, "Direct", false, "use Direct address argument: a directed route, to the LID of the port it reaches (python-rdma)")
 	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
 	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
 	return c

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/openib"
 )
@@ -28,7 +30,8 @@ type IBSysStatResult struct {
 
 // sysstatOps are ibsysstat's ops and their attributes of the OpenIB
 // sysstat class.
-var sysstatOps = map[string]uint16{"ping": openib.AttrSysStatPing, "host": openib.AttrHostInfo, "cpu": openib.AttrCPUInfo}
+var sysstatOps = map[string]uint16{"ping": openib.AttrSysStatPing, "host": openib.AttrHostInfo, "cpu": openib.AttrCPUInfo,
+	"cpi": openib.AttrClassPortInfo} // cpi: python-rdma's
 
 type ibsysstatFlags struct {
 	addr   addrFlags
@@ -39,11 +42,12 @@ type ibsysstatFlags struct {
 func newIBSysStat(e *Env) *cobra.Command {
 	var f ibsysstatFlags
 	c := &cobra.Command{
-		Use:   "ibsysstat [flags] <dest lid|guid> [ping|host|cpu]",
+		Use:   "ibsysstat [flags] <dest lid|guid> [ping|host|cpu|cpi]",
 		Short: "ask a port's host for its name or CPUs, or answer (infiniband-diags ibsysstat)",
 		Long: `ibsysstat queries the OpenIB sysstat vendor class (0x33, OUI 0x001405) of a
 port: ping (the default), host (its host name) or cpu (its processors), as
-infiniband-diags' ibsysstat does. With -S it answers those queries until
+infiniband-diags' ibsysstat does, or python-rdma's cpi (the class's
+ClassPortInfo, which ibtool's server answers and the C one does not). With -S it answers those queries until
 Ctrl-C. (On ibsim a server attaches as its node's SM client.)`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runIBSysStat(e, &f, args)
@@ -52,6 +56,7 @@ Ctrl-C. (On ibsim a server attaches as its node's SM client.)`,
 	fl := c.Flags()
 	fl.StringVarP(&f.oui, "oui", "o", "", "use specified OUI number")
 	fl.BoolVarP(&f.server, "Server", "S", false, "start in server mode")
+	fl.BoolVarP(&f.addr.direct, "Direct", "D", false, "use Direct address argument: a directed route, to the LID of the port it reaches (python-rdma)")
 	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
 	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
 	return c
@@ -69,13 +74,13 @@ func sysstatFailed(target string, err error) error {
 func runIBSysStat(e *Env, f *ibsysstatFlags, args []string) error {
 	oui := ouiArg(f.oui)
 	if !f.server && len(args) == 0 {
-		return usagef("want <dest lid|guid> [ping|host|cpu]")
+		return usagef("want <dest lid|guid> [ping|host|cpu|cpi]")
 	}
 	op := "ping"
 	if len(args) > 1 {
 		op = args[1]
 		if _, ok := sysstatOps[op]; !ok {
-			return usagef("op %q: want ping, host or cpu", op)
+			return usagef("op %q: want ping, host, cpu or cpi", op)
 		}
 	}
 	if f.server {
@@ -114,6 +119,26 @@ func runIBSysStat(e *Env, f *ibsysstatFlags, args []string) error {
 	// One try, as the C tool's umad_send with no retries.
 	rt := target.Route()
 	rt.Tries = 1
+	if op == "cpi" {
+		cpi, err := openib.SysStatClassPortInfo(e.Ctx, s.mc, rt, oui)
+		if err != nil {
+			return sysstatFailed(res.Target, err)
+		}
+		b, err := marshal(&cpi)
+		if err != nil {
+			return err
+		}
+		var text strings.Builder
+		if err := ibaprint.StructDotted(&text, cpi.Desc(), b); err != nil {
+			return err
+		}
+		res.Text = strings.TrimSuffix(text.String(), "\n")
+		if e.JSON {
+			return e.writeJSON("ibsysstat", res)
+		}
+		_, err = fmt.Fprintln(e.Stdout, res.Text)
+		return err
+	}
 	text, err := openib.SysStat(e.Ctx, s.mc, rt, oui, sysstatOps[op])
 	if err != nil {
 		return sysstatFailed(res.Target, err)

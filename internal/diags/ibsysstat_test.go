@@ -33,6 +33,11 @@ func testIBSysStatLive(t *testing.T, p peers) {
 	if code != 0 || out != openib.HostName()+"\n" {
 		t.Errorf("host: exit %d: %q %s", code, out, errOut)
 	}
+	// python-rdma's cpi, answered by our server.
+	out, errOut, code = l.ours(t, "ibsysstat", srv, "cpi")
+	if code != 0 || !strings.HasPrefix(out, "BaseVersion......................1\nClassVersion.....................1\n") || !strings.Contains(out, "RespTimeValue....................16\n") {
+		t.Errorf("cpi: exit %d\n%s%s", code, out, errOut)
+	}
 	out, _, code = l.ours(t, "ibsysstat", "--json", srv, "cpu")
 	var doc struct{ Result IBSysStatResult }
 	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || !strings.HasPrefix(doc.Result.Text, "cpu 0: model ") {

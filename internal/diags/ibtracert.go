@@ -69,12 +69,14 @@ type TraceHop struct {
 type ibtracertFlags struct {
 	guid        bool
 	lid         bool
+	direct      bool
+	reverse     bool
 	force       bool
 	brief       bool
 	mlid        string
-	mkey        string
 	nodeNameMap string
 	portsFile   string
+	df          discoverFlags
 }
 
 func newIBTracert(e *Env) *cobra.Command {
@@ -92,7 +94,13 @@ Examples:
   ibtracert -G 0x8f1040396522d 0x002c9000100d051   # by port GUID
   ibtracert -m 0xc000 4 16            # the multicast path of MLID 0xc000
   ibtracert 16                        # from the local port to LID 16
-  ibtracert --ports-file pairs        # one pair per line`,
+  ibtracert --ports-file pairs        # one pair per line
+
+An address is a LID, a port GUID (-G, or 0x and 16 hex digits), a GID, a
+directed route (-D, or a list of ports), a python-rdma path spec or a
+node's name or description. With --discovery or --cache (python-rdma) the
+addresses are looked up in the discovered (or cached) subnet; the route is
+always read from the switches.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runIBTracert(e, &f, cmd.Flags().Changed("mlid"), args)
 		},
@@ -105,7 +113,9 @@ Examples:
 	fl.StringVar(&f.portsFile, "ports-file", "", "port pairs file")
 	fl.BoolVarP(&f.guid, "Guid", "G", false, "use GUID address argument")
 	fl.BoolVarP(&f.lid, "Lid", "L", false, "use LID address argument")
-	fl.StringVarP(&f.mkey, "m_key", "y", "", "M_Key to use in request")
+	fl.BoolVarP(&f.direct, "Direct", "D", false, "use Direct address argument: the route traced goes to the LID of the port a directed route reaches (python-rdma)")
+	fl.BoolVarP(&f.reverse, "reverse", "r", false, "swap source and destination (python-rdma)")
+	f.df.register(c, false)
 	return c
 }
 
@@ -122,12 +132,8 @@ func runIBTracert(e *Env, f *ibtracertFlags, multicast bool, args []string) erro
 	if f.portsFile == "" && (len(args) < 1 || len(args) > 2) {
 		return usagef("want [<src-addr>] <dest-addr>")
 	}
-	if f.guid && f.lid {
-		return usagef("-G and -L exclude each other")
-	}
-	mkey, err := parseMKey(f.mkey)
-	if err != nil {
-		return err
+	if (f.guid && f.lid) || (f.direct && (f.guid || f.lid)) {
+		return usagef("-D, -G and -L exclude each other")
 	}
 	s, err := e.open()
 	if err != nil {
@@ -138,7 +144,8 @@ func runIBTracert(e *Env, f *ibtracertFlags, multicast bool, args []string) erro
 	if err != nil {
 		return err
 	}
-	tr := &tracer{e: e, s: s, f: f, names: names, mkey: mkey, dump: 2, visited: map[iba.GUID]bool{}, out: e.Stdout}
+	s.names = names
+	tr := &tracer{e: e, s: s, f: f, names: names, dump: 2, visited: map[iba.GUID]bool{}, out: e.Stdout}
 	if e.JSON {
 		tr.out = io.Discard
 	}
@@ -147,6 +154,13 @@ func runIBTracert(e *Env, f *ibtracertFlags, multicast bool, args []string) erro
 	}
 	if tr.timeout, err = e.madTimeout(); err != nil {
 		return err
+	}
+	if f.df.cache != "" || f.df.cmd.Flags().Changed("discovery") {
+		// python-rdma's discovery options: the addresses are looked up in
+		// the subnet; the route is still read from the switches.
+		if tr.sn, tr.rep, err = e.discoverWith(s, f.df, false); err != nil {
+			return err
+		}
 	}
 	if multicast {
 		tr.multicast = true
@@ -165,6 +179,12 @@ func runIBTracert(e *Env, f *ibtracertFlags, multicast bool, args []string) erro
 		src, dst := "", args[0]
 		if len(args) == 2 {
 			src, dst = args[0], args[1]
+		}
+		if f.reverse {
+			if src == "" {
+				src = fmt.Sprint(s.local.LID)
+			}
+			src, dst = dst, src
 		}
 		rt, err := tr.getRoute(src, dst)
 		res.Routes = append(res.Routes, rt)
@@ -246,12 +266,15 @@ func portsFileLine(text string) (src, dst string, ok bool, why string) {
 // tracer is one ibtracert run: its flags and the state the C tool keeps
 // across the routes of a ports file.
 type tracer struct {
-	e         *Env
-	s         *session
-	f         *ibtracertFlags
-	names     *namemap.Map
-	mkey      uint64
-	timeout   time.Duration
+	e       *Env
+	s       *session
+	f       *ibtracertFlags
+	names   *namemap.Map
+	timeout time.Duration
+	// sn, with --discovery or --cache, is the subnet targets are looked
+	// up in (rep how its discovery went).
+	sn        *subnet.Subnet
+	rep       *subnet.DiscoverReport
 	dump      int
 	multicast bool
 	mlid      int
@@ -299,11 +322,11 @@ func (p *trPortid) String() string {
 
 func (t *tracer) target(p *trPortid) mad.Target {
 	if p.lid != 0 {
-		return mad.Route{Addr: mad.Addr{LID: p.lid}, Timeout: t.timeout, MKey: t.mkey}
+		return mad.Route{Addr: mad.Addr{LID: p.lid}, Timeout: t.timeout}
 	}
 	dr := ibpath.NewDR(append([]byte{0}, p.dr...)...)
 	r := dr.Route()
-	r.Timeout, r.MKey = t.timeout, t.mkey
+	r.Timeout = t.timeout
 	return r
 }
 
@@ -755,29 +778,34 @@ func (t *tracer) dumpMCPath(node *trNode) {
 	}
 }
 
-// resolve is resolve_portid_str for ibtracert's address forms: a LID
-// (strtol, 1..0xbfff) or, with -G, a port GUID the SA knows.
+// resolve is resolve_portid_str for ibtracert's addresses, to a LID: a
+// LID, a port GUID (-G, or 0x and 16 hex digits), a GID, a directed route
+// (-D, or a list of ports: to the LID of the port it reaches), a path spec
+// or a node's name (session.parseTarget).
 func (t *tracer) resolve(arg string) (trPortid, error) {
-	if t.f.guid {
-		g := cStrtoul(arg)
-		if g == 0 {
-			return trPortid{}, errors.New("not a GUID")
-		}
-		p, err := ibpath.Parse(fmt.Sprintf("0x%x", g), ibpath.Options{Mode: ibpath.PortGUID})
+	a := &addrFlags{guid: t.f.guid, lid: t.f.lid, direct: t.f.direct}
+	if t.sn != nil {
+		p, err := findInSubnet(t.sn, t.rep, arg, a, t.names)
 		if err != nil {
 			return trPortid{}, err
 		}
-		lid, err := t.s.res.LID(t.e.Ctx, p)
-		if err != nil {
-			return trPortid{}, err
+		if p.BaseLID < 1 || p.BaseLID > subnet.MaxUnicastLID {
+			return trPortid{}, fmt.Errorf("%s has no unicast LID", arg)
 		}
-		return trPortid{lid: lid}, nil
+		return trPortid{lid: p.BaseLID}, nil
 	}
-	lid := int64(int32(cStrtoul(arg)))
+	p, err := t.s.parseTarget(arg, a)
+	if err != nil {
+		return trPortid{}, err
+	}
+	lid, err := t.s.res.LID(t.e.Ctx, p)
+	if err != nil {
+		return trPortid{}, err
+	}
 	if lid < 1 || lid > subnet.MaxUnicastLID {
-		return trPortid{}, errors.New("not a LID")
+		return trPortid{}, fmt.Errorf("LID %d is not a unicast LID", lid)
 	}
-	return trPortid{lid: uint16(lid)}, nil
+	return trPortid{lid: lid}, nil
 }
 
 // getRoute is get_route; with srcArg empty the route starts at the local

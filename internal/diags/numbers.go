@@ -65,15 +65,3 @@ func atoi(s string) int32 {
 	}
 	return int32(n)
 }
-
-// parseMKey reads an --m_key value: any base strtoull reads.
-func parseMKey(s string) (uint64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	k, err := strconv.ParseUint(s, 0, 64)
-	if err != nil {
-		return 0, usagef("--m_key %q: not a number", s)
-	}
-	return k, nil
-}

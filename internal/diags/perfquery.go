@@ -125,10 +125,22 @@ Examples:
 	for i, a := range perfAttrs {
 		fl.BoolVarP(&f.selected[i], a.flag, a.short, false, a.usage)
 	}
+	// python-rdma's names of four of them.
+	for _, py := range []struct{ diags, name, short string }{
+		{"flowctlcounters", "flow", "F"}, {"vlxmitflowctlerrors", "vl-xmit-errs", ""},
+		{"vlxmitcounters", "vl-xmit-wait", ""}, {"swportvlcong", "vl-congestion", ""},
+	} {
+		for i, a := range perfAttrs {
+			if a.flag == py.diags {
+				fl.BoolVarP(&f.selected[i], py.name, py.short, false, a.usage+" (python-rdma; --"+a.flag+")")
+			}
+		}
+	}
 	fl.BoolVarP(&f.allPorts, "all_ports", "a", false, "show aggregated counters")
 	fl.BoolVarP(&f.loopPorts, "loop_ports", "l", false, "iterate through each port")
 	fl.BoolVarP(&f.reset, "reset_after_read", "r", false, "reset counters after read")
 	fl.BoolVarP(&f.resetOnly, "Reset_only", "R", false, "only reset counters")
+	fl.BoolVar(&f.addr.direct, "Direct", false, "use Direct address argument: a directed route, to the LID of the port it reaches (python-rdma)")
 	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
 	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
 	return c
@@ -228,6 +240,15 @@ func perfQueryWith(e *Env, f *perfQueryFlags, args []string, open func() (*sessi
 	r.smp = ibpath.NewLID(lid)
 	r.res.LID = lid
 	r.res.Target = fmt.Sprintf("Lid %d", lid)
+	if len(args) == 1 && !f.allPorts {
+		// No port named: a CA's own port, as python-rdma reads it (its
+		// LocalPortNum), where the C tool asks for port 0, which a CA's
+		// PMA need not have; a switch's port 0 as the C tool.
+		var ni iba.NodeInfo
+		if err := s.SubnGet(e.Ctx, r.smp, &ni, 0); err == nil && ni.NodeType != iba.NodeTypeSwitch {
+			port = int(ni.LocalPortNum)
+		}
+	}
 	err = r.run(port, ports, mask, extMask, len(args))
 	if e.JSON {
 		if err != nil {

@@ -212,3 +212,28 @@ func TestGuestRDMABW(t *testing.T) {
 		t.Errorf("rdma res after %v, before %v: leaked", after, before)
 	}
 }
+
+// TestGuestRDMABWBidirIPv6 runs python-rdma's -b (the server writes too)
+// with -6 (the side channel over IPv6) on both sides.
+func TestGuestRDMABWBidirIPv6(t *testing.T) {
+	ib := ppIbtool(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv := ppStartPeer(t, ctx, ib, "rdma_bw", "--json", "-b", "-6", "-d", "rxe0", "-g", "1", "-p", "4445")
+	ppListening(t, 4445)
+	cli := ppStartPeer(t, ctx, ib, "rdma_bw", "--json", "-6", "-d", "rxe0", "-g", "1", "-p", "4445", "-s", "65536", "-n", "50", "::1")
+	cout := cli.wait(t, "client")
+	sout := srv.wait(t, "server")
+	for _, side := range []struct{ name, out string }{{"client", cout}, {"server", sout}} {
+		var doc struct {
+			Result RDMABWResult `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(side.out), &doc); err != nil {
+			t.Fatalf("%s JSON: %v", side.name, err)
+		}
+		r := doc.Result
+		if r.Role != side.name || !r.Bidirectional || r.Bytes != 65536*50 || r.MBPerSec <= 0 || r.LatencyUSec == nil {
+			t.Errorf("%s result %+v", side.name, r)
+		}
+	}
+}

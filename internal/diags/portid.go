@@ -52,21 +52,6 @@ func parseDRList(arg string) (hops []byte, ok bool) {
 	return hops, true
 }
 
-// setMKey puts an --m_key into the SMPs sent to p (none for 0).
-func setMKey(p ibpath.Path, k uint64) {
-	if k == 0 {
-		return
-	}
-	switch v := p.(type) {
-	case *ibpath.DRPath:
-		v.MKey = k
-		v.Mark("MKey")
-	case *ibpath.IBPath:
-		v.MKey = k
-		v.Mark("MKey")
-	}
-}
-
 // resolveSMPDest reads a destination for SMPs as the C diags'
 // resolve_portid_str does under the addressing flags; a failure is their
 // "can't resolve destination port".

@@ -138,6 +138,7 @@ type queryFlags struct {
 	fields  []string
 	attrMod string
 	dump    bool
+	addr    addrFlags
 }
 
 func newQuery(e *Env) *cobra.Command { return newQueryWith(e, e.open) }
@@ -168,6 +169,9 @@ Examples:
 		},
 	}
 	fl := c.Flags()
+	fl.BoolVarP(&f.addr.direct, "Direct", "D", false, "the target is a directed route")
+	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "the target is a LID")
+	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "the target is a port GUID")
 	fl.StringArrayVarP(&f.fields, "field", "f", nil, "set field=value in the request (dotted IBA name; repeatable)")
 	fl.StringVarP(&f.attrMod, "attribute-modifier", "a", "0", "the attribute modifier of the request")
 	fl.BoolVar(&f.dump, "dump", false, "print the packet dump of each reply instead of the dotted fields")
@@ -255,13 +259,13 @@ func runQuery(e *Env, f *queryFlags, args []string, open func() (*session, error
 	var t mad.Target
 	switch {
 	case len(args) == 3 && args[2] != "":
-		p, err := s.smpTarget(args[2], &addrFlags{})
+		p, err := s.smpTarget(args[2], &f.addr)
 		if err != nil {
 			return fmt.Errorf("resolving %s: %w", args[2], err)
 		}
 		t = p
 		if rpc.gmp {
-			if t, err = s.gmpTarget(args[2], &addrFlags{}); err != nil {
+			if t, err = s.gmpTarget(args[2], &f.addr); err != nil {
 				return fmt.Errorf("resolving %s: %w", args[2], err)
 			}
 		}
@@ -338,7 +342,7 @@ func (r *QueryResult) render(w io.Writer, dump bool) error {
 		if dump {
 			err = ibaprint.Dump(&one, r.desc, rec, ibaprint.DumpOptions{})
 		} else {
-			err = dotted(&one, r.desc, rec, "", 0)
+			err = ibaprint.StructDotted(&one, r.desc, rec)
 		}
 		if err != nil {
 			return err
@@ -356,79 +360,4 @@ func (r *QueryResult) render(w io.Writer, dump bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// dottedColumn is where python-rdma's struct_dotted starts values.
-const dottedColumn = 33
-
-// dotted is python-rdma's struct_dotted with its defaults: one component
-// per line, the name (first letter upper-cased; nested components after
-// their structure's name and a dot) padded with dots to column 33, reserved
-// components left out, short arrays inline as [0:v, 1:v, ...], arrays of
-// wider elements one line per element. Values are spelled as iba's
-// Ref.Text spells them, which is what -f takes back.
-func dotted(w *strings.Builder, s *iba.Struct, b []byte, prefix string, base int) error {
-	line := func(name, val string) {
-		w.WriteString(name)
-		w.WriteString(strings.Repeat(".", max(0, dottedColumn-len(name))))
-		w.WriteString(val)
-		w.WriteByte('\n')
-	}
-	for i := range s.Fields {
-		f := &s.Fields[i]
-		if f.Reserved {
-			continue
-		}
-		if f.Embedded && f.Struct != nil {
-			if err := dotted(w, f.Struct, b, prefix, base+f.Off); err != nil {
-				return err
-			}
-			continue
-		}
-		cname := prefix + strings.ToUpper(f.Name[:1]) + f.Name[1:]
-		ref := iba.Ref{Path: prefix + f.Name, Off: base + f.Off, Field: f, Index: -1}
-		switch {
-		case f.Kind == iba.KindStruct && !f.Array:
-			if err := dotted(w, f.Struct, b, prefix+f.Name+".", base+f.Off); err != nil {
-				return err
-			}
-		case f.Kind == iba.KindStruct:
-			for k := 0; k < f.Count; k++ {
-				if err := dotted(w, f.Struct, b, fmt.Sprintf("%s%s[%d].", prefix, f.Name, k), base+f.Off+k*f.Bits); err != nil {
-					return err
-				}
-			}
-		case f.Array && f.Kind != iba.KindString && !(f.Bits == 8 && f.Kind == iba.KindBytes):
-			vals := make([]string, f.Count)
-			for k := range vals {
-				el := ref
-				el.Index, el.Off = k, ref.Off+k*f.Bits
-				v, err := el.Text(b)
-				if err != nil {
-					return err
-				}
-				vals[k] = v
-			}
-			if f.Bits > 16 {
-				for k, v := range vals {
-					line(fmt.Sprintf("%s[%d]", cname, k), v)
-				}
-				continue
-			}
-			for k, v := range vals {
-				vals[k] = fmt.Sprintf("%d:%s", k, v)
-			}
-			line(cname, "["+strings.Join(vals, ", ")+"]")
-		default:
-			v, err := ref.Text(b)
-			if err != nil {
-				return err
-			}
-			if f.Kind == iba.KindString {
-				v = strconv.Quote(v)
-			}
-			line(cname, v)
-		}
-	}
-	return nil
 }

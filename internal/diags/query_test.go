@@ -35,7 +35,7 @@ func TestQueryLive(t *testing.T) {
 		}
 		for _, m := range guidLine.FindAllStringSubmatch(cOut, -1) {
 			ours := map[string]string{"Guid": "NodeGUID", "PortGuid": "PortGUID", "NumPorts": "NumPorts"}[m[1]]
-			want := fmt.Sprintf("%s%s%s\n", ours, strings.Repeat(".", dottedColumn-len(ours)), m[2])
+			want := fmt.Sprintf("%s%s%s\n", ours, strings.Repeat(".", 33-len(ours)), m[2])
 			if !strings.Contains(out, want) {
 				t.Errorf("%s: ours lacks %q (C: %s)\n%s", n.Name, want, m[0], out)
 			}

@@ -27,6 +27,10 @@ type bwOptions struct {
 	ppOptions
 	NumSGE  int
 	TxDepth int
+	// Bidir is python-rdma's -b: the server writes to the client too.
+	Bidir bool
+	// IPv6 is python-rdma's -6: the side channel over IPv6.
+	IPv6 bool
 }
 
 func newRDMABW(e *Env) *cobra.Command {
@@ -38,7 +42,10 @@ times, TX-DEPTH writes in flight, and both report the bandwidth; the client
 also reports the latency from posting each write to its completion. The
 server then checks that its memory holds what the client wrote. Without
 HOST it waits for a client. The two sides exchange their QP and memory
-region over TCP as one JSON line each. On RoCE give a GID index (-g).`,
+region over TCP as one JSON line each. On RoCE give a GID index (-g).
+With -b (either side) the server writes to the client at the same time
+and reports its own bandwidth; the memory is then not checked. -6 speaks
+IPv6 on the side channel.`,
 		func(fs *pflag.FlagSet) {
 			fs.IntVarP(&o.Port, "port", "p", 4444, "listen on/connect to port `PORT`")
 			fs.StringVarP(&o.Device, "ib-dev", "d", "", "use IB device `DEV` (default first device found)")
@@ -51,6 +58,8 @@ region over TCP as one JSON line each. On RoCE give a GID index (-g).`,
 			fs.IntVarP(&o.SL, "sl", "l", 0, "service level value")
 			fs.IntVarP(&o.GIDIdx, "gid-idx", "g", -1, "local port gid index")
 			fs.DurationVar(&o.Idle, "idle-timeout", 10*time.Second, "fail when no completion comes for this long")
+			fs.BoolVarP(&o.Bidir, "bidirectional", "b", false, "measure bidirectional bandwidth: the server writes too")
+			fs.BoolVarP(&o.IPv6, "ipv6", "6", false, "use IPv6 for the side channel")
 		},
 		func(args []string) error {
 			if len(args) > 1 {
@@ -83,6 +92,7 @@ type bwInfo struct {
 	RKey  uint32 `json:"rkey"`
 	Size  int    `json:"size"`
 	Iters int    `json:"iters"`
+	Bidir bool   `json:"bidirectional,omitempty"`
 }
 
 // bwDone is the client's report after the last write completed.
@@ -105,8 +115,11 @@ type RDMABWResult struct {
 	MBPerSec float64      `json:"mb_per_sec"`
 	// Latency of each RDMA WRITE from post to completion (client only).
 	LatencyUSec *BWLatency `json:"latency_usec,omitempty"`
-	// Verified is the server's check of the data it received.
+	// Verified is the server's check of the data it received (not made
+	// with -b, when the server's writes share its memory).
 	Verified bool `json:"verified,omitempty"`
+	// Bidirectional is -b: both sides wrote.
+	Bidirectional bool `json:"bidirectional,omitempty"`
 }
 
 // BWLatency summarises write latencies in microseconds.
@@ -114,6 +127,99 @@ type BWLatency struct {
 	Avg float64 `json:"avg"`
 	Min float64 `json:"min"`
 	Max float64 `json:"max"`
+}
+
+// bwWriter is one side's RDMA WRITEs: Iters writes of its whole memory
+// region into the peer's, TxDepth in flight.
+type bwWriter struct {
+	ctx  context.Context
+	qp   *verbs.QP
+	cq   *verbs.CQ
+	mr   *verbs.MR
+	peer bwInfo
+	o    bwOptions
+}
+
+// run writes and puts the totals and latencies into res.
+func (w *bwWriter) run(res *RDMABWResult) error {
+	o := w.o
+	buf := w.mr.Buf()
+	for i := range buf {
+		buf[i] = bwPattern(i)
+	}
+	sges := make([]verbs.SGE, o.NumSGE)
+	chunk := o.Size / o.NumSGE
+	for i := range sges {
+		n := chunk
+		if i == len(sges)-1 {
+			n = o.Size - chunk*i
+		}
+		sges[i] = w.mr.SGE(i*chunk, n)
+	}
+	posted := make([]time.Time, o.TxDepth)
+	var lat BWLatency
+	lat.Min = -1
+	var latSum time.Duration
+	free := make([]int, 0, o.TxDepth)
+	for i := o.TxDepth - 1; i >= 0; i-- {
+		free = append(free, i)
+	}
+	wcs := make([]verbs.WC, 16)
+	start := time.Now()
+	last := start
+	sent, done := 0, 0
+	for done < o.Iters {
+		for sent < o.Iters && len(free) > 0 {
+			slot := free[len(free)-1]
+			free = free[:len(free)-1]
+			posted[slot] = time.Now()
+			if err := w.qp.PostSend(verbs.SendWR{ID: uint64(slot), Opcode: verbs.OpRDMAWrite, Flags: verbs.SendSignaled,
+				SGEs: sges, RemoteAddr: w.peer.Addr, RKey: w.peer.RKey}); err != nil {
+				return fmt.Errorf("posting RDMA WRITE %d: %w", sent+1, err)
+			}
+			sent++
+		}
+		n, err := w.cq.Poll(wcs)
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		if n == 0 {
+			if w.ctx.Err() != nil {
+				return w.ctx.Err()
+			}
+			if now.Sub(last) > o.Idle {
+				return fmt.Errorf("after %d of %d RDMA WRITEs: no completion for %v", done, o.Iters, o.Idle)
+			}
+			continue
+		}
+		last = now
+		for _, wc := range wcs[:n] {
+			if err := wc.Err(); err != nil {
+				return fmt.Errorf("RDMA WRITE %d: %w", done+1, err)
+			}
+			slot := int(wc.ID)
+			if slot < 0 || slot >= o.TxDepth {
+				return fmt.Errorf("completion for unknown wr_id %d", wc.ID)
+			}
+			d := now.Sub(posted[slot])
+			latSum += d
+			us := float64(d) / float64(time.Microsecond)
+			if lat.Min < 0 || us < lat.Min {
+				lat.Min = us
+			}
+			lat.Max = max(lat.Max, us)
+			free = append(free, slot)
+			done++
+		}
+	}
+	elapsed := time.Since(start)
+	lat.Avg = float64(latSum) / float64(time.Microsecond) / float64(o.Iters)
+	res.Bytes = int64(o.Size) * int64(o.Iters)
+	res.Seconds = elapsed.Seconds()
+	res.MBPerSec = float64(res.Bytes) / 1e6 / max(res.Seconds, 1e-9)
+	res.LatencyUSec = &lat
+	return nil
 }
 
 // bwPattern is the byte the client writes at offset i.
@@ -146,7 +252,7 @@ func renderRDMABW(w io.Writer, r *RDMABWResult) {
 	if l := r.LatencyUSec; l != nil {
 		fmt.Fprintf(w, "RDMA WRITE latency: avg %.1f usec, min %.1f usec, max %.1f usec\n", l.Avg, l.Min, l.Max)
 	}
-	if r.Role == "server" {
+	if r.Role == "server" && !r.Bidirectional {
 		fmt.Fprintf(w, "data verified: %v\n", r.Verified)
 	}
 }
@@ -190,18 +296,22 @@ func (b *bwConn) recv(v any, wait time.Duration) error {
 }
 
 func bwDial(ctx context.Context, o bwOptions) (*bwConn, error) {
+	network := "tcp"
+	if o.IPv6 {
+		network = "tcp6"
+	}
 	if o.Server != "" {
 		var d net.Dialer
 		dctx, cancel := context.WithTimeout(ctx, ppExchangeTimeout)
 		defer cancel()
-		c, err := d.DialContext(dctx, "tcp", net.JoinHostPort(o.Server, strconv.Itoa(o.Port)))
+		c, err := d.DialContext(dctx, network, net.JoinHostPort(o.Server, strconv.Itoa(o.Port)))
 		if err != nil {
 			return nil, fmt.Errorf("couldn't connect to %s:%d: %w", o.Server, o.Port, err)
 		}
 		return &bwConn{c: c, r: bufio.NewReaderSize(c, bwMaxLine)}, nil
 	}
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", ":"+strconv.Itoa(o.Port))
+	ln, err := lc.Listen(ctx, network, ":"+strconv.Itoa(o.Port))
 	if err != nil {
 		return nil, fmt.Errorf("couldn't listen to port %d: %w", o.Port, err)
 	}
@@ -247,6 +357,7 @@ func rdmaBW(ctx context.Context, e *Env, vc *verbs.Context, o bwOptions) (*RDMAB
 			return nil, fmt.Errorf("the client asks for %d writes of %d bytes: refused", peer.Iters, peer.Size)
 		}
 		o.Size, o.Iters = peer.Size, peer.Iters
+		o.Bidir = o.Bidir || peer.Bidir
 	}
 	pd, err := vc.AllocPD()
 	if err != nil {
@@ -269,7 +380,7 @@ func rdmaBW(ctx context.Context, e *Env, vc *verbs.Context, o bwOptions) (*RDMAB
 		return nil, err
 	}
 	my := ppDest{LID: pa.LID, QPN: qp.QPN(), PSN: ppPSN(), GID: gid}
-	mine := bwInfo{LID: my.LID, QPN: my.QPN, PSN: my.PSN, GID: hex.EncodeToString(gid[:]), Addr: mr.Addr(), RKey: mr.RKey(), Size: o.Size, Iters: o.Iters}
+	mine := bwInfo{LID: my.LID, QPN: my.QPN, PSN: my.PSN, GID: hex.EncodeToString(gid[:]), Addr: mr.Addr(), RKey: mr.RKey(), Size: o.Size, Iters: o.Iters, Bidir: o.Bidir}
 	if o.Server != "" {
 		if err := conn.send(mine); err != nil {
 			return nil, err
@@ -277,6 +388,7 @@ func rdmaBW(ctx context.Context, e *Env, vc *verbs.Context, o bwOptions) (*RDMAB
 		if err := conn.recv(&peer, ppExchangeTimeout); err != nil {
 			return nil, err
 		}
+		o.Bidir = o.Bidir || peer.Bidir // the server's -b
 	} else if err := conn.send(mine); err != nil {
 		return nil, err
 	}
@@ -300,30 +412,40 @@ func rdmaBW(ctx context.Context, e *Env, vc *verbs.Context, o bwOptions) (*RDMAB
 	if err := qp.RTS(verbs.RTSAttr{SQPSN: my.PSN, Timeout: 14, RetryCount: 7, RNRRetry: 7, MaxRDAtomic: 1}); err != nil {
 		return nil, err
 	}
-	res := &RDMABWResult{Local: my.result(), Remote: rem.result(), Size: o.Size, Iters: o.Iters}
+	res := &RDMABWResult{Local: my.result(), Remote: rem.result(), Size: o.Size, Iters: o.Iters, Bidirectional: o.Bidir}
+	w := &bwWriter{ctx: ctx, qp: qp, cq: cq, mr: mr, peer: peer, o: o}
 	if o.Server == "" {
 		// Ready: the client may write. Then wait for its report.
 		res.Role = "server"
 		if err := conn.send(map[string]bool{"ready": true}); err != nil {
 			return nil, err
 		}
+		if o.Bidir {
+			// -b: the server writes too, and reports its own writes.
+			res.TxDepth, res.NumSGE = o.TxDepth, o.NumSGE
+			if err := w.run(res); err != nil {
+				return nil, err
+			}
+		}
 		var done bwDone
 		if err := conn.recv(&done, 24*time.Hour); err != nil {
 			return nil, err
 		}
-		res.Bytes, res.Seconds = done.Bytes, float64(done.Nanosec)/1e9
-		res.MBPerSec = float64(done.Bytes) / 1e6 / max(res.Seconds, 1e-9)
-		res.Verified = true
-		for i, b := range mr.Buf() {
-			if b != bwPattern(i) {
-				res.Verified = false
-				break
+		if !o.Bidir {
+			res.Bytes, res.Seconds = done.Bytes, float64(done.Nanosec)/1e9
+			res.MBPerSec = float64(done.Bytes) / 1e6 / max(res.Seconds, 1e-9)
+			res.Verified = true
+			for i, b := range mr.Buf() {
+				if b != bwPattern(i) {
+					res.Verified = false
+					break
+				}
 			}
 		}
-		if err := conn.send(map[string]bool{"verified": res.Verified}); err != nil {
+		if err := conn.send(map[string]bool{"verified": res.Verified || o.Bidir}); err != nil {
 			return nil, err
 		}
-		if !res.Verified {
+		if !res.Verified && !o.Bidir {
 			return res, errors.New("the server's memory does not hold what the client wrote")
 		}
 		return res, nil
@@ -333,82 +455,10 @@ func rdmaBW(ctx context.Context, e *Env, vc *verbs.Context, o bwOptions) (*RDMAB
 	if err := conn.recv(&ready, ppExchangeTimeout); err != nil || !ready["ready"] {
 		return nil, fmt.Errorf("waiting for the server to be ready: %v", err)
 	}
-	buf := mr.Buf()
-	for i := range buf {
-		buf[i] = bwPattern(i)
+	if err := w.run(res); err != nil {
+		return nil, err
 	}
-	sges := make([]verbs.SGE, o.NumSGE)
-	chunk := o.Size / o.NumSGE
-	for i := range sges {
-		n := chunk
-		if i == len(sges)-1 {
-			n = o.Size - chunk*i
-		}
-		sges[i] = mr.SGE(i*chunk, n)
-	}
-	posted := make([]time.Time, o.TxDepth)
-	var lat BWLatency
-	lat.Min = -1
-	var latSum time.Duration
-	free := make([]int, 0, o.TxDepth)
-	for i := o.TxDepth - 1; i >= 0; i-- {
-		free = append(free, i)
-	}
-	wcs := make([]verbs.WC, 16)
-	start := time.Now()
-	last := start
-	sent, done := 0, 0
-	for done < o.Iters {
-		for sent < o.Iters && len(free) > 0 {
-			slot := free[len(free)-1]
-			free = free[:len(free)-1]
-			posted[slot] = time.Now()
-			if err := qp.PostSend(verbs.SendWR{ID: uint64(slot), Opcode: verbs.OpRDMAWrite, Flags: verbs.SendSignaled,
-				SGEs: sges, RemoteAddr: peer.Addr, RKey: peer.RKey}); err != nil {
-				return nil, fmt.Errorf("posting RDMA WRITE %d: %w", sent+1, err)
-			}
-			sent++
-		}
-		n, err := cq.Poll(wcs)
-		if err != nil {
-			return nil, err
-		}
-		now := time.Now()
-		if n == 0 {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			if now.Sub(last) > o.Idle {
-				return nil, fmt.Errorf("after %d of %d RDMA WRITEs: no completion for %v", done, o.Iters, o.Idle)
-			}
-			continue
-		}
-		last = now
-		for _, wc := range wcs[:n] {
-			if err := wc.Err(); err != nil {
-				return nil, fmt.Errorf("RDMA WRITE %d: %w", done+1, err)
-			}
-			slot := int(wc.ID)
-			if slot < 0 || slot >= o.TxDepth {
-				return nil, fmt.Errorf("completion for unknown wr_id %d", wc.ID)
-			}
-			d := now.Sub(posted[slot])
-			latSum += d
-			us := float64(d) / float64(time.Microsecond)
-			if lat.Min < 0 || us < lat.Min {
-				lat.Min = us
-			}
-			lat.Max = max(lat.Max, us)
-			free = append(free, slot)
-			done++
-		}
-	}
-	elapsed := time.Since(start)
-	lat.Avg = float64(latSum) / float64(time.Microsecond) / float64(o.Iters)
-	res.Bytes = int64(o.Size) * int64(o.Iters)
-	res.Seconds = elapsed.Seconds()
-	res.MBPerSec = float64(res.Bytes) / 1e6 / max(res.Seconds, 1e-9)
-	res.LatencyUSec = &lat
+	elapsed := time.Duration(res.Seconds * float64(time.Second))
 	if err := conn.send(bwDone{Bytes: res.Bytes, Nanosec: elapsed.Nanoseconds()}); err != nil {
 		return nil, err
 	}

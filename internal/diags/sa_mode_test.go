@@ -112,6 +112,8 @@ func TestSAModeMatchesSMP(t *testing.T) {
 		{args: []string{"ibcheckerrors"}},
 		{args: []string{"ibclearerrors"}},
 		{args: []string{"perfquery", "-a", "-l", "2"}},
+		{args: []string{"perfquery", "0,1", "1"}}, // the directed route to a LID by LinkRecords
+		{args: []string{"ibtracert", "0,1", "21"}},
 		{args: []string{"ibswportwatch", "-n", "1", "2", "1"}},
 		{args: []string{"ibidsverify"}},
 		{args: []string{"ibccquery", "SwitchPortCongestionSetting", "2"}},

@@ -1,7 +1,6 @@
 package diags
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -104,8 +103,10 @@ type saQueryFlags struct {
 	print       nodePrint
 	srcToDst    string
 	nodeNameMap string
-	smKey       uint64
 	showKeys    bool
+	// python-rdma's: SubnAdmGet instead of GetTable, no default values
+	// (saquery sets none, as the C one), records in its dotted format.
+	get, noDefaults, intNames bool
 }
 
 // The SA attribute IDs saquery's query names stand for (IBA 15.2.5,
@@ -127,6 +128,8 @@ const (
 	saAttrVLArb         = 0x0036
 	saAttrMCMember      = 0x0038
 	saAttrInformInfo    = 0x00f3
+	saAttrRFT           = 0x0016
+	saAttrServiceAssoc  = 0x003b
 )
 
 // saQueryName is a row of saquery.c's query_cmds.
@@ -158,6 +161,9 @@ func init() {
 		{"GUIDInfoRecord", "GIR", saAttrGUIDInfo, "[[lid]/[block]]", (*saRun).guidInfoRecords},
 		{"SwitchInfoRecord", "SWIR", saAttrSwitchInfo, "[lid]", (*saRun).switchInfoRecords},
 		{"SMInfoRecord", "SMIR", saAttrSMInfo, "[lid]", (*saRun).smInfoRecords},
+		// python-rdma's.
+		{"RFTRecord", "RFTR", saAttrRFT, "", func(r *saRun, _ []string) error { return r.genericRecords("RandomForwardingTableRecord") }},
+		{"ServiceAssociationRecord", "SAR", saAttrServiceAssoc, "", func(r *saRun, _ []string) error { return r.genericRecords("ServiceAssociationRecord") }},
 	}
 }
 
@@ -204,14 +210,20 @@ func newSAQueryWith(e *Env, open func() (*session, error)) *cobra.Command {
 		fmt.Fprintf(&names, "  %s (%s) %s\n", q.name, q.alias, q.usage)
 	}
 	c := &cobra.Command{
-		Use:   "saquery [flags] [query-name] [<name> | <lid> | <guid>]",
+		Use:   "saquery [flags] [query-name] [<name> | <lid> | <guid>] [MEMBER=VALUE]...",
 		Short: "query the subnet administrator's records (infiniband-diags saquery)",
 		Long: `saquery asks the SA for records and prints them as infiniband-diags'
 saquery does.
 
 Supported query names (and aliases):
 ` + names.String() + `
-  Queries node records by default.`,
+  Queries node records by default.
+
+From python-rdma: trailing MEMBER=VALUE arguments set a field of the query
+record by its dotted IBA name (nodeInfo.portGUID=0x0002c90300001491) and
+its component mask bit; --get sends SubnAdmGet for one record; --int-names
+prints records in python-rdma's dotted format; RFTRecord and
+ServiceAssociationRecord are queried (printed in that format).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSAQuery(e, f, args, open)
 		},
@@ -241,6 +253,9 @@ Supported query names (and aliases):
 	do("list", "D", "the node desc of the CA's", nodes(printAllDesc))
 	fl.BoolVarP(&f.showKeys, "show_keys", "K", false, "display security keys in output")
 	fl.StringVar(&f.nodeNameMap, "node-name-map", "", "specify a node name map file")
+	fl.BoolVar(&f.get, "get", false, "use SubnAdmGet instead of SubnAdmGetTable: one record (python-rdma)")
+	fl.BoolVar(&f.noDefaults, "no-defaults", false, "set no default values in the query (python-rdma; saquery sets none, as the C tool)")
+	fl.BoolVar(&f.intNames, "int-names", false, "print records in python-rdma's dotted format, with IBA field names (python-rdma)")
 
 	val := func(name, short, tmpl, usage string, set func(string) error) {
 		fl.VarP(&setter{typ: tmpl, set: set}, name, short, usage)
@@ -277,14 +292,6 @@ Supported query names (and aliases):
 			return err
 		}
 		p.numbPath, f.queryType = 0x7f, saAttrPath
-		return nil
-	})
-	val("smkey", "", "val", "SA SM_Key value for the query. If non-numeric value (like 'x') is specified then saquery will prompt for a value. Default is to use SM_Key == 0 (or \"untrusted\")", func(s string) error {
-		s, err := e.promptIfNotHex(s, "SM_Key: ")
-		if err != nil {
-			return err
-		}
-		f.smKey = num(s)
 		return nil
 	})
 	val("slid", "", "lid", "Source LID (PathRecord)", func(s string) error { p.slid = uint16(num(s)); return nil })
@@ -328,29 +335,6 @@ Supported query names (and aliases):
 	return c
 }
 
-// promptIfNotHex is saquery's getpass: a key option whose value does not
-// start with a hex digit asks for the value, here read as a line of stdin
-// of at most maxPromptLine bytes.
-func (e *Env) promptIfNotHex(s, prompt string) (string, error) {
-	if s != "" && strings.ContainsRune("0123456789abcdefABCDEF", rune(s[0])) {
-		return s, nil
-	}
-	fmt.Fprint(e.Stderr, prompt)
-	what := strings.TrimSuffix(prompt, ": ")
-	line, err := bufio.NewReader(io.LimitReader(e.Stdin, maxPromptLine+1)).ReadString('\n')
-	if err != nil && line == "" {
-		return "", fmt.Errorf("cannot get %s", what)
-	}
-	if err != nil && len(line) > maxPromptLine {
-		return "", fmt.Errorf("cannot get %s: a line longer than %d bytes", what, maxPromptLine)
-	}
-	return strings.TrimRight(line, "\r\n"), nil
-}
-
-// maxPromptLine bounds the line promptIfNotHex reads: a key is 16 hex
-// digits.
-const maxPromptLine = 4096
-
 // parseInet6 is inet_pton(AF_INET6): IPv6 text only, no zone.
 func parseInet6(s string) (iba.GID, error) {
 	a, err := netip.ParseAddr(s)
@@ -389,14 +373,18 @@ type SARecord struct {
 
 // saRun is one saquery run.
 type saRun struct {
-	e      *Env
-	f      *saQueryFlags
-	s      *session
-	sa     *sa.Client
-	names  *namemap.Map
-	res    *SAQueryResult
-	cpi    []byte
-	reqArg string // requested_name
+	e *Env
+	f *saQueryFlags
+	// members are python-rdma's MEMBER=VALUE arguments, set in the query
+	// of mainAttr.
+	members  [][2]string
+	mainAttr uint16
+	s        *session
+	sa       *sa.Client
+	names    *namemap.Map
+	res      *SAQueryResult
+	cpi      []byte
+	reqArg   string // requested_name
 }
 
 func runSAQuery(e *Env, f *saQueryFlags, args []string, open func() (*session, error)) error {
@@ -413,6 +401,12 @@ func runSAQuery(e *Env, f *saQueryFlags, args []string, open func() (*session, e
 		}
 	}
 	r := &saRun{e: e, f: f, res: &SAQueryResult{Records: []SARecord{}}}
+	// python-rdma's MEMBER=VALUE arguments come last.
+	for len(args) > 0 && strings.Contains(args[len(args)-1], "=") {
+		k, v, _ := strings.Cut(args[len(args)-1], "=")
+		r.members = append([][2]string{{strings.TrimSpace(k), v}}, r.members...)
+		args = args[:len(args)-1]
+	}
 	var reqLID uint16
 	var reqGUID uint64
 	if len(args) > 0 {
@@ -442,7 +436,7 @@ func runSAQuery(e *Env, f *saQueryFlags, args []string, open func() (*session, e
 	}
 	defer s.Close()
 	r.s = s
-	r.sa = sa.New(s.mc, sa.WithSMKey(f.smKey))
+	r.sa = s.f.SA()
 	if _, err := r.sa.Target(e.Ctx); err != nil {
 		return &saExit{msg: "Failed to bind to the SA", code: 255, err: err}
 	}
@@ -490,6 +484,8 @@ func (r *saRun) run(q saQueryName, haveQ bool, args []string, reqLID uint16, req
 			return err
 		}
 	}
+	r.mainAttr = map[saCommand]uint16{saCmdNodeRecord: saAttrNode, saCmdIsSM: saAttrPortInfo,
+		saCmdMCGroups: saAttrMCMember, saCmdMCMembers: saAttrMCMember}[f.command]
 	switch f.command {
 	case saCmdNodeRecord:
 		r.res.Query = "NodeRecord"
@@ -518,7 +514,55 @@ func (r *saRun) run(q saQueryName, haveQ bool, args []string, reqLID uint16, req
 		}
 	}
 	r.res.Query = q.name
+	r.mainAttr = q.attr
 	return q.run(r, args)
+}
+
+// genericRecords queries records saquery.c has no query for (python-rdma's
+// RFTRecord, ServiceAssociationRecord): an empty record but for
+// MEMBER=VALUE, printed in python-rdma's dotted format.
+func (r *saRun) genericRecords(attr string) error {
+	d, _ := iba.StructByName(attr)
+	return r.queryAndDump(newRecord(attr), func(w io.Writer, b []byte) error { return dottedRecord(w, d, b) })
+}
+
+// dottedRecord is python-rdma saquery's record: "NAME dump:" and the
+// record in its dotted format, indented by two tabs.
+func dottedRecord(w io.Writer, d *iba.Struct, b []byte) error {
+	var sb strings.Builder
+	if err := ibaprint.StructDotted(&sb, d, b); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s dump:\n", d.Name)
+	for _, l := range strings.SplitAfter(sb.String(), "\n") {
+		if l != "" {
+			io.WriteString(w, "\t\t"+l)
+		}
+	}
+	return nil
+}
+
+// applyMembers sets python-rdma's MEMBER=VALUE fields in the record of
+// the query asked for, with their component mask bits.
+func (r *saRun) applyMembers(rb *saRecordBuilder) error {
+	if len(r.members) == 0 || rb.d.AttrID != r.mainAttr {
+		return nil
+	}
+	for _, m := range r.members {
+		ref, err := rb.d.Lookup(m[0])
+		if err != nil {
+			return usagef("%s=%s: %v (the components of %s: %s)", m[0], m[1], err, rb.d.Name, strings.Join(rb.d.CompMask, ", "))
+		}
+		if err := ref.SetText(rb.b, m[1]); err != nil {
+			return usagef("%s=%s: %v", m[0], m[1], err)
+		}
+		bits, err := sa.MaskBits(rb.d, m[0])
+		if err != nil {
+			return usagef("%s=%s: %v", m[0], m[1], err)
+		}
+		rb.mask |= bits
+	}
+	return nil
 }
 
 func (r *saRun) render(fn func(io.Writer, []byte) error, b []byte) error {
@@ -721,6 +765,9 @@ func (r *saRun) dump(attr string, recs [][]byte, section string, print func(io.W
 			rec.NodeName = r.nodeName(b)
 		}
 		r.res.Records = append(r.res.Records, rec)
+		if r.f.intNames {
+			print = func(w io.Writer, b []byte) error { return dottedRecord(w, d, b) }
+		}
 		if err := print(&r.res.text, b); err != nil {
 			return err
 		}
@@ -1222,15 +1269,28 @@ func (r *saRun) tableMod(rb *saRecordBuilder, mod uint32) ([][]byte, error) {
 	if rb.err != nil {
 		return nil, fmt.Errorf("building the %s query: %w", rb.d.Name, rb.err)
 	}
+	if err := r.applyMembers(rb); err != nil {
+		return nil, err
+	}
 	r.res.ComponentMask = rb.mask
 	t, err := r.sa.Target(r.e.Ctx)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := r.s.mc.Do(r.e.Ctx, mad.Request{Target: t, Class: iba.ClassSubnAdm, Method: iba.MethodGetTable,
+	method := iba.MethodGetTable
+	if r.f.get && rb.d.AttrID == r.mainAttr {
+		method = iba.MethodGet
+	}
+	rep, err := r.s.mc.Do(r.e.Ctx, mad.Request{Target: t, Class: iba.ClassSubnAdm, Method: method,
 		AttrID: rb.d.AttrID, AttrMod: mod, Data: rb.b, CompMask: rb.mask})
 	if err != nil {
 		return nil, saFailure(err)
+	}
+	if method == iba.MethodGet {
+		if len(rep.Data()) < rb.d.Size {
+			return nil, &saExit{msg: "Query SA failed: a short reply", code: errnoEIO}
+		}
+		return [][]byte{rep.Data()[:rb.d.Size]}, nil
 	}
 	tb, err := r.s.mc.SplitTable(rep, rb.d)
 	if err != nil {

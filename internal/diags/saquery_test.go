@@ -576,6 +576,11 @@ func TestSAQueryRequests(t *testing.T) {
 		{[]string{"SWIR", "5"}, 1, "0005"},
 		{[]string{"SMIR", "5"}, 1, "0005"},
 		{[]string{"IIR", "fe80::1"}, 1, "fe800000000000000000000000000001"},
+		// python-rdma's MEMBER=VALUE, alone and after an ARG.
+		{[]string{"NR", "nodeInfo.nodeType=2"}, 1 << 4, "00000000" + "0000" + "02"},
+		{[]string{"NR", "5", "nodeInfo.nodeType=1", "nodeDescription.nodeString=sw1"}, 1<<0 | 1<<4 | 1<<14, "0005" + "0000" + "0000" + "01"},
+		{[]string{"RFTRecord", "LID=5", "blockNum=2"}, 3, "00050002"},
+		{[]string{"ServiceAssociationRecord", "serviceName=abc"}, 1 << 1, strings.Repeat("00", 16) + "616263"},
 		// The hop limit fills the 32-bit word it ends, the flow label
 		// keeps its low 8 bits, the SL is written as the QoS class word.
 		{[]string{"PR", "--slid", "2", "--dlid", "3", "-H", "0x105", "-F", "0x1234", "--sl", "0x25", "-Q", "3", "-r", "1", "-n", "2", "--pkey", "0x8001", "-M", "0x84", "-T", "7"},
@@ -597,6 +602,28 @@ func TestSAQueryRequests(t *testing.T) {
 			t.Errorf("%v: mask %#x, want %#x; record\n%s\nwant prefix\n%s", tc.args, mask, tc.mask, h, tc.data)
 		}
 		mu.Unlock()
+	}
+}
+
+// TestSAQueryPythonForms: --get sends SubnAdmGet, --int-names prints
+// python-rdma's dotted records, a MEMBER that is no component is a usage
+// error.
+func TestSAQueryPythonForms(t *testing.T) {
+	const fab = "sim:fattree:k=4,n=2"
+	out, errOut, code := run(t, "", "ibtool", "--fabric", fab, "-d", "saquery", "--get", "NR", "LID=9")
+	if code != 0 || !strings.Contains(errOut, "send SubnAdmGet NodeRecord") || strings.Count(out, "NodeRecord dump:") != 1 {
+		t.Errorf("--get: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = run(t, "", "ibtool", "--fabric", fab, "saquery", "--int-names", "NR", "9")
+	if code != 0 || !strings.HasPrefix(out, "NodeRecord dump:\n\t\tLID..............................9\n\t\tnodeInfo.BaseVersion.............1\n") {
+		t.Errorf("--int-names: exit %d\n%s%s", code, out, errOut)
+	}
+	want, _, _ := run(t, "", "ibtool", "--fabric", fab, "saquery", "NR", "9")
+	if got, _, code := run(t, "", "ibtool", "--fabric", fab, "saquery", "--no-defaults", "NR", "LID=9"); code != 0 || got != want {
+		t.Errorf("NR LID=9 --no-defaults: exit %d\n%s--- NR 9\n%s", code, got, want)
+	}
+	if _, errOut, code := run(t, "", "ibtool", "--fabric", fab, "saquery", "NR", "colour=blue"); code != 2 || !strings.Contains(errOut, "colour") {
+		t.Errorf("unknown member: exit %d: %s", code, errOut)
 	}
 }
 

@@ -27,7 +27,8 @@ type SetGUIDResult struct {
 }
 
 func newSetGUID(e *Env) *cobra.Command {
-	return &cobra.Command{
+	var a addrFlags
+	c := &cobra.Command{
 		Use:   "set_guid [flags] <target> <slot> <guid>",
 		Short: "set an alias GUID on a port through the SA (python-rdma set_guid)",
 		Long: `set_guid asks the SA to program an alias GUID into a slot of an end
@@ -39,12 +40,16 @@ Example:
   set_guid 5 1 0x0002c90300001499   # alias GUID in slot 1 of LID 5`,
 		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSetGUID(e, args)
+			return runSetGUID(e, args, &a)
 		},
 	}
+	c.Flags().BoolVarP(&a.direct, "Direct", "D", false, "the target is a directed route")
+	c.Flags().BoolVarP(&a.lid, "Lid", "L", false, "the target is a LID")
+	c.Flags().BoolVarP(&a.guid, "Guid", "G", false, "the target is a port GUID")
+	return c
 }
 
-func runSetGUID(e *Env, args []string) error {
+func runSetGUID(e *Env, args []string, a *addrFlags) error {
 	slot64 := cStrtoul(args[1])
 	if strings.TrimSpace(args[1]) == "" || slot64 > 255 {
 		return usagef("slot %q: want a GUID table index from 0 to 255", args[1])
@@ -59,7 +64,7 @@ func runSetGUID(e *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	t, err := s.gmpTarget(args[0], &addrFlags{})
+	t, err := s.gmpTarget(args[0], a)
 	if err != nil {
 		return fmt.Errorf("resolving %s: %w", args[0], err)
 	}

@@ -25,6 +25,8 @@ type SetPortStateResult struct {
 
 type setPortStateFlags struct {
 	disable, enable, init bool
+	df                    discoverFlags
+	addr                  addrFlags
 }
 
 func newSetPortState(e *Env) *cobra.Command {
@@ -36,8 +38,10 @@ func newSetPortState(e *Env) *cobra.Command {
 discovers the subnet, leaves out the links of every port named, and reaches
 each port by a directed route that crosses none of them, so that it can cut
 the fabric in two and still reach every port it was asked to change on this
-side. TARGET is a LID, port GUID, GID or directed route of an end port;
-@PORT_NUM picks a port of its node (needed for a switch).
+side. TARGET is a LID, port GUID, GID, directed route or path spec of an
+end port, or a node's name or description; @PORT_NUM picks a port of its
+node (needed for a switch). --discovery and --cache (python-rdma) choose
+how the subnet is found; the changes are always SMPs along directed routes.
 
   --disable  PortPhysicalState Disabled
   --enable   PortPhysicalState Polling
@@ -54,6 +58,10 @@ before the first change.`,
 	fl.BoolVar(&f.disable, "disable", false, "set the physical port state to disabled")
 	fl.BoolVar(&f.enable, "enable", false, "set the physical port state to polling")
 	fl.BoolVar(&f.init, "init", false, "set the port state to down, so that the link comes back in init")
+	fl.BoolVarP(&f.addr.direct, "Direct", "D", false, "the targets are directed routes")
+	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "the targets are LIDs")
+	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "the targets are GUIDs")
+	f.df.register(c, false)
 	return c
 }
 
@@ -86,15 +94,19 @@ func runSetPortState(e *Env, f *setPortStateFlags, args []string) error {
 		return err
 	}
 	defer s.Close()
-	sn, _, err := subnet.Discover(e.Ctx, s.mc, subnet.DiscoverOptions{LocalLID: s.local.LID})
+	sn, rep, err := e.discoverWith(s, f.df, false)
 	if err != nil {
 		return fmt.Errorf("discovering the subnet: %w", err)
+	}
+	names, err := loadNames("")
+	if err != nil {
+		return err
 	}
 	var targets []portTarget
 	cut := map[subnet.PortKey]bool{}
 	for _, a := range args {
 		spec, idx, hasIdx := strings.Cut(a, "@")
-		p, err := findEndPort(sn, spec)
+		p, err := findInSubnet(sn, rep, spec, &f.addr, names)
 		if err != nil {
 			return err
 		}
@@ -165,43 +177,6 @@ func runSetPortState(e *Env, f *setPortStateFlags, args []string) error {
 	}
 	_, err = fmt.Fprint(e.Stdout, text.String())
 	return err
-}
-
-// findEndPort finds the end port a target names in the discovered subnet:
-// a directed route (the node it reaches), a LID, a port GUID or GID.
-func findEndPort(sn *subnet.Subnet, spec string) (*subnet.Port, error) {
-	p, err := ibpath.Parse(spec, ibpath.Options{})
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	var port *subnet.Port
-	switch v := p.(type) {
-	case *ibpath.DRPath:
-		if len(v.DrPath) > 0 {
-			if n := sn.NodeAt(subnet.DRPath(v.DrPath[1:])); n != nil {
-				port = n.EndPort()
-			}
-		}
-	case *ibpath.IBPath:
-		switch {
-		case v.Has("DGID"):
-			port = sn.PortByGUID(iba.GUID(uint64FromBytes(v.DGID[8:])))
-		case v.Has("DLID"):
-			port = sn.PortByLID(v.DLID)
-		}
-	}
-	if port == nil || port.Node == nil {
-		return nil, fmt.Errorf("could not find path %s in the subnet", spec)
-	}
-	return port, nil
-}
-
-func uint64FromBytes(b []byte) uint64 {
-	var v uint64
-	for _, c := range b {
-		v = v<<8 | uint64(c)
-	}
-	return v
 }
 
 // noRoute explains a port that cannot be reached around the cut links, and

@@ -35,7 +35,7 @@ func TestSetPortStateLive(t *testing.T) {
 	for _, bad := range []struct{ arg, msg string }{
 		{l.dr[leaf], "Need to have a port index for switch"},
 		{"0,1@2", "no DR path exists to"},
-		{"0x0002c903ffffffff", "could not find path"},
+		{"0x0002c903ffffffff", "could not find 0x0002c903ffffffff in the subnet"},
 		// A CA port is reached through its own link, which is the one cut.
 		{fmt.Sprintf("0x%016x", uint64(l.f.Node("H-4").PortGUID(1))), "- try using the peer 0002:c903:00a0:0002 port 2"}, {h3 + "@2", "- try using the peer 0002:c903:00a0:0001 port " + strconv.Itoa(port)},
 	} {

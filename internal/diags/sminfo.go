@@ -2,6 +2,7 @@ package diags
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -42,6 +43,7 @@ var smInfoStates = []string{"SMINFO_NOTACT", "SMINFO_DISCOVER", "SMINFO_STANDBY"
 type sminfoFlags struct {
 	direct, lid, guid bool
 	state, prio, act  string
+	smkey             string
 }
 
 func newSMInfo(e *Env) *cobra.Command {
@@ -63,6 +65,7 @@ priority (-p) and the activity count (-a); the SM's answer is printed.`,
 	fl.StringVarP(&f.state, "state", "s", "2", "set SM state <0-3>")
 	fl.StringVarP(&f.prio, "priority", "p", "0", "set SM priority <0-15>")
 	fl.StringVarP(&f.act, "activity", "a", "0", "set activity count")
+	fl.StringVar(&f.smkey, "sminfo_smkey", "", "SMInfo.SM_Key of the SubnGet or SubnSet (python-rdma; IBA 14.2.5.13)")
 	fl.BoolVarP(&f.direct, "Direct", "D", false, "use Direct address argument")
 	fl.BoolVarP(&f.lid, "Lid", "L", false, "use LID address argument")
 	fl.BoolVarP(&f.guid, "Guid", "G", false, "use GUID address argument")
@@ -93,6 +96,13 @@ func runSMInfo(e *Env, f *sminfoFlags, args []string) error {
 	}
 	set := &SMInfoSet{ActivityCount: uint32(cStrtoul(f.act)), Priority: uint8(cStrtoul(f.prio)) & 0xf, State: uint8(cStrtoul(f.state)) & 0xf}
 	info := iba.SMInfo{ActCount: set.ActivityCount, Priority: set.Priority, SMState: iba.SMState(set.State)}
+	if f.smkey != "" {
+		k, err := strconv.ParseUint(f.smkey, 0, 64)
+		if err != nil {
+			return usagef("--sminfo_smkey %q: not a 64-bit number", f.smkey)
+		}
+		info.SMKey = k
+	}
 	res := &SMInfoResult{Target: portidString(target), Modifier: mod}
 	if mod != 0 {
 		res.Set = set

@@ -50,3 +50,16 @@ func sameBut(re *regexp.Regexp) func(c, ours string) bool {
 func guidOf(l *live, node string) string {
 	return fmt.Sprintf("0x%016x", uint64(l.f.Node(node).PortGUID(1)))
 }
+
+// TestSMInfoSMKey: python-rdma's --sminfo_smkey goes into the SMInfo the
+// request carries (the SM answers with its key hidden from an untrusted
+// requester).
+func TestSMInfoSMKey(t *testing.T) {
+	out, errOut, code := run(t, "", "ibtool", "--fabric", "sim:fattree:k=4,n=2", "-dd", "sminfo", "--sminfo_smkey", "0x1234")
+	if code != 0 || !strings.HasPrefix(out, "sminfo: sm lid 9 ") || strings.Count(errOut, "SMKey=0x0000000000001234") != 1 {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	if _, errOut, code := run(t, "", "ibtool", "--fabric", "sim:fattree:k=4,n=2", "sminfo", "--sminfo_smkey", "key"); code != 2 {
+		t.Errorf("a key that is no number: exit %d: %s", code, errOut)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,7 +39,7 @@ type SMPDumpResult struct {
 }
 
 type smpdumpFlags struct {
-	str, direct, lid, decode bool
+	str, direct, lid, guid, decode bool
 }
 
 func newSMPDump(e *Env) *cobra.Command {
@@ -66,6 +68,7 @@ Examples:
 	fl.BoolVarP(&f.str, "string", "s", false, "print the data as a string")
 	fl.BoolVarP(&f.direct, "Direct", "D", false, "use Direct address argument")
 	fl.BoolVarP(&f.lid, "Lid", "L", false, "use LID address argument (the default)")
+	fl.BoolVarP(&f.guid, "Guid", "G", false, "use GUID address argument: a port GUID, sent to its LID (python-rdma)")
 	fl.BoolVarP(&f.decode, "decode", "p", false, "pretty print the entire reply (python-rdma)")
 	return c
 }
@@ -85,19 +88,48 @@ func cDRPath(s string) ([]byte, bool) {
 	return hops, len(hops) > 0
 }
 
+// cNumber matches what strtoul reads whole: decimal, or hex after 0x.
+var cNumber = regexp.MustCompile(`^(0[xX][0-9a-fA-F]+|[0-9]+)$`)
+
+// smpdumpLID reads smpdump's LID argument. The C tool reads it with
+// strtoul and keeps 16 bits, so that a GUID or a directed route given
+// without -D reaches another node (or LID 0) and the dump looks like an
+// answer; ibtool refuses them instead.
+func smpdumpLID(arg string) (uint16, error) {
+	if !cNumber.MatchString(arg) {
+		if drList.MatchString(arg) {
+			return 0, usagef("%q is not a LID: a directed route needs -D", arg)
+		}
+		return 0, usagef("%q is not a LID", arg)
+	}
+	// The regexp leaves base 0 hex, octal and decimal, as strtoul reads.
+	if n, err := strconv.ParseUint(arg, 0, 64); err != nil || n > 0xffff {
+		return 0, usagef("%s is wider than a LID (16 bits); the C smpdump would cut it to %#x and ask another node: for a port GUID give -G", arg, uint16(cStrtoul(arg)))
+	}
+	return uint16(cStrtoul(arg)), nil
+}
+
 func runSMPDump(e *Env, f *smpdumpFlags, args []string) error {
 	if len(args) < 2 {
 		return usagef("want <dlid|dr_path> <attr> [mod]")
 	}
+	if f.guid && (f.direct || f.lid) {
+		return usagef("-G excludes -D and -L")
+	}
 	var target ibpath.Path
-	if f.direct && !f.lid {
+	switch {
+	case f.direct && !f.lid:
 		hops, ok := cDRPath(args[0])
 		if !ok {
 			return iberror(nil, "bad path str '%s'", args[0])
 		}
 		target = ibpath.NewDR(hops...)
-	} else {
-		target = ibpath.NewLID(uint16(cStrtoul(args[0])))
+	case !f.guid:
+		lid, err := smpdumpLID(args[0])
+		if err != nil {
+			return err
+		}
+		target = ibpath.NewLID(lid)
 	}
 	attr := uint16(cStrtoul(args[1]))
 	var mod uint32
@@ -109,6 +141,11 @@ func runSMPDump(e *Env, f *smpdumpFlags, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if f.guid {
+		if target, err = resolveSMPDest(s, args[0], &addrFlags{guid: true}); err != nil {
+			return err
+		}
+	}
 	rt := target.Route()
 	rt.Name = portidString(target)
 	if e.Retries < 0 {
@@ -128,6 +165,9 @@ func runSMPDump(e *Env, f *smpdumpFlags, args []string) error {
 			return iberror(err, "smpdump")
 		}
 		fmt.Fprintf(e.Stderr, "smpdump: no reply from %s: %v\n", rt.Name, err)
+		if h := mkeyHint(err); h != "" {
+			fmt.Fprintf(e.Stderr, "smpdump: %s\n", h)
+		}
 	default:
 		return iberror(err, "smpdump")
 	}

@@ -1,6 +1,7 @@
 package diags
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -74,15 +75,41 @@ var smpOps = []smpOp{
 	{"VLArbitration", "VLArb", true, (*smpQuery).vlarbTable},
 	{"GUIDInfo", "GI", false, (*smpQuery).guidInfo},
 	{"MlnxExtPortInfo", "MEPI", true, (*smpQuery).mlnxExtPortInfo},
+	// python-rdma's.
+	{"LinearForwardingTable", "LFT", false, (*smpQuery).lft},
 }
 
-func findSMPOp(name string) (smpOp, bool) {
+// findSMPOp finds an op by its name or alias, case insensitively, as the
+// C tool does; else, as python-rdma does, by a prefix of one of them or
+// of its IBA attribute name with SMP before it (SMPNodeInfo), which must
+// name one op only.
+func findSMPOp(name string) (smpOp, error) {
 	for _, o := range smpOps {
-		if strings.EqualFold(o.name, name) || strings.EqualFold(o.alias, name) {
-			return o, true
+		if strings.EqualFold(o.name, name) || strings.EqualFold(o.alias, name) || strings.EqualFold("SMP"+o.name, name) {
+			return o, nil
 		}
 	}
-	return smpOp{}, false
+	var found []smpOp
+	low := strings.ToLower(name)
+	for _, o := range smpOps {
+		for _, n := range []string{o.name, o.alias, "SMP" + o.name} {
+			if low != "" && strings.HasPrefix(strings.ToLower(n), low) {
+				found = append(found, o)
+				break
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return smpOp{}, iberror(nil, "operation '%s' not supported", name)
+	case 1:
+		return found[0], nil
+	}
+	l := make([]string, len(found))
+	for i, o := range found {
+		l[i] = o.name
+	}
+	return smpOp{}, iberror(nil, "operation '%s' is ambiguous: %s", name, strings.Join(l, ", "))
 }
 
 type smpQueryFlags struct {
@@ -90,7 +117,6 @@ type smpQueryFlags struct {
 	combined    bool
 	extended    bool
 	showKeys    bool
-	mkey        string
 	nodeNameMap string
 }
 
@@ -129,7 +155,6 @@ Examples:
 	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
 	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
 	fl.BoolVarP(&f.showKeys, "show_keys", "K", false, "display security keys in output")
-	fl.StringVarP(&f.mkey, "m_key", "y", "", "M_Key to use in request")
 	return c
 }
 
@@ -148,11 +173,7 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 	if len(args) < 2 || (f.combined && len(args) < 3) {
 		return usagef("want <op> <dest dr_path|lid|guid> [op params]")
 	}
-	op, ok := findSMPOp(args[0])
-	if !ok {
-		return iberror(nil, "operation '%s' not supported", args[0])
-	}
-	mkey, err := parseMKey(f.mkey)
+	op, err := findSMPOp(args[0])
 	if err != nil {
 		return err
 	}
@@ -167,6 +188,12 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if f.nodeNameMap != "" {
+		// Targets may be given by the map's names.
+		if s.names, err = loadNames(f.nodeNameMap); err != nil {
+			return err
+		}
+	}
 	q := &smpQuery{e: e, s: s, g: s, opName: args[0], f: f, names: names}
 	rest := args[2:]
 	if f.combined {
@@ -178,7 +205,6 @@ func runSMPQuery(e *Env, f *smpQueryFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	setMKey(q.target, mkey)
 	res := &SMPQueryResult{Op: op.name, Target: portidString(q.target)}
 	if err := op.run(q, res, rest); err != nil {
 		return err
@@ -353,6 +379,44 @@ func (q *smpQuery) switchInfo(res *SMPQueryResult, _ []string) error {
 		return q.failed(err, "switch info query failed")
 	}
 	res.text = then(header("# Switch info: %s\n", res.Target), render(ibaprint.SMPSwitchInfo, b))
+	return nil
+}
+
+// lft is python-rdma's LFT op: the whole linear forwarding table of a
+// switch, eight ports a line, and its capacity and top (SwitchInfo).
+func (q *smpQuery) lft(res *SMPQueryResult, _ []string) error {
+	var si iba.SwitchInfo
+	if _, err := q.get(res, &si, 0); err != nil {
+		return q.failed(err, "switch info query failed")
+	}
+	n := int(si.LinearFDBCap)
+	ports := make([]byte, 0, n)
+	for blk := 0; len(ports) < n; blk++ {
+		var t iba.LinearForwardingTable
+		if _, err := q.get(res, &t, uint32(blk)); err != nil {
+			return q.failed(err, fmt.Sprintf("LFT block %d query failed", blk))
+		}
+		ports = append(ports, t.PortBlock[:]...)
+	}
+	ports = ports[:n]
+	res.text = func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		for i, p := range ports {
+			switch {
+			case i%8 == 0 && i != 0:
+				fmt.Fprintf(bw, "\n%3d: %d", i, p)
+			case i%8 == 0:
+				fmt.Fprintf(bw, "%3d: %d", i, p)
+			default:
+				fmt.Fprintf(bw, " %d", p)
+			}
+		}
+		if n != 0 {
+			fmt.Fprintln(bw)
+		}
+		fmt.Fprintf(bw, "%d LFT capacity for this port, top is %d\n", n, si.LinearFDBTop)
+		return bw.Flush()
+	}
 	return nil
 }
 

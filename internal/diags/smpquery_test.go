@@ -379,3 +379,51 @@ func FuzzSMPQueryArgs(f *testing.F) {
 		fuzzCommand(t, append([]string{"smpquery"}, fuzzWords(s, 6)...)...)
 	})
 }
+
+// TestSMPQueryPythonOps: python-rdma's LFT op prints the table ibroute -a
+// reads (whose output is compared with the C tool's elsewhere), eight
+// ports a line; ops are found by a prefix of their names when it names
+// one op only.
+func TestSMPQueryPythonOps(t *testing.T) {
+	const fab = "sim:fattree:k=4,n=2"
+	out, errOut, code := run(t, "", "ibtool", "--fabric", fab, "smpquery", "LFT", "2")
+	if code != 0 {
+		t.Fatalf("LFT: exit %d: %s", code, errOut)
+	}
+	route, _, _ := run(t, "", "ibtool", "--fabric", fab, "ibroute", "-a", "2")
+	var lft []string
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for i, l := range lines[:len(lines)-1] {
+		head, rest, ok := strings.Cut(l, ": ")
+		if !ok || strings.TrimSpace(head) != strconv.Itoa(8*i) {
+			t.Fatalf("line %d: %q", i, l)
+		}
+		lft = append(lft, strings.Fields(rest)...)
+	}
+	if len(lft) != 49152 || lines[len(lines)-1] != "49152 LFT capacity for this port, top is 24" {
+		t.Fatalf("%d entries, last line %q", len(lft), lines[len(lines)-1])
+	}
+	n := 0
+	for _, m := range regexp.MustCompile(`(?m)^0x([0-9a-f]{4}) (\d{3}) :`).FindAllStringSubmatch(route, -1) {
+		lid, _ := strconv.ParseUint(m[1], 16, 16)
+		port, _ := strconv.Atoi(m[2])
+		if lft[lid] != strconv.Itoa(port) {
+			t.Errorf("LID %d: LFT %s, ibroute %d", lid, lft[lid], port)
+		}
+		n++
+	}
+	if n != 25 {
+		t.Errorf("ibroute -a listed %d LIDs", n)
+	}
+	want, _, _ := run(t, "", "ibtool", "--fabric", fab, "smpquery", "NodeInfo", "2")
+	for _, name := range []string{"nodei", "NODEINF", "SMPNodeInfo", "smpnodei"} {
+		if got, errOut, code := run(t, "", "ibtool", "--fabric", fab, "smpquery", name, "2"); code != 0 || got != want {
+			t.Errorf("%s: exit %d %s\n%s", name, code, errOut, got)
+		}
+	}
+	for name, msg := range map[string]string{"node": "ambiguous: NodeInfo, NodeDesc", "bogus": "operation 'bogus' not supported"} {
+		if _, errOut, code := run(t, "", "ibtool", "--fabric", fab, "smpquery", name, "2"); code != 255 || !strings.Contains(errOut, msg) {
+			t.Errorf("%s: exit %d %q, want %q", name, code, errOut, msg)
+		}
+	}
+}

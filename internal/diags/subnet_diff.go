@@ -2,6 +2,7 @@ package diags
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -27,6 +28,16 @@ type SubnetDiffResult struct {
 	Rates    []RateChange `json:"rate_changes"`
 	LIDs     LIDDiff      `json:"lids"`
 }
+
+// Differ says whether the subnets differ in anything compared.
+func (r *SubnetDiffResult) Differ() bool {
+	return len(r.EndPorts.Extra)+len(r.EndPorts.Missing)+len(r.Nodes.Extra)+len(r.Nodes.Missing)+
+		len(r.Links.Extra)+len(r.Links.Missing)+len(r.Rates)+len(r.LIDs.Changes) > 0
+}
+
+// errSubnetsDiffer is subnet_diff's exit status 1, not a failure to
+// report.
+var errSubnetsDiffer = errors.New("the subnets differ")
 
 // SetDiff compares two sets of GUIDs.
 type SetDiff struct {
@@ -83,7 +94,8 @@ func newSubnetDiff(e *Env) *cobra.Command {
 		Long: `subnet_diff compares the current subnet with a reference: end ports, nodes,
 links and their rates, and LIDs, as python-rdma's subnet_diff does.
 REFERENCE and CURRENT are libibnetdisc caches (ibnetdiscover --cache), our
-caches or topology files; without CURRENT the subnet is discovered.`,
+caches or topology files; without CURRENT the subnet is discovered. The
+exit status is 0 when they are the same, 1 when they differ, as diff's.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref, err := loadSubnetFile(args[0])
@@ -107,9 +119,15 @@ caches or topology files; without CURRENT the subnet is discovered.`,
 			}
 			res := compareSubnets(ref, cur)
 			if e.JSON {
-				return incomplete(e.writeJSON("subnet_diff", res), lost)
+				err = e.writeJSON("subnet_diff", res)
+			} else {
+				err = renderSubnetDiff(e.Stdout, res)
 			}
-			return incomplete(renderSubnetDiff(e.Stdout, res), lost)
+			if err == nil && res.Differ() {
+				// As diff(1): 1 when the subnets differ.
+				err = &exitError{errSubnetsDiffer, 1}
+			}
+			return incomplete(err, lost)
 		},
 	}
 	df.register(c, false)

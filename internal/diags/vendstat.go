@@ -2,6 +2,7 @@ package diags
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibaprint"
 	"github.com/rdmakit/rdmakit/mad"
 )
 
@@ -58,6 +60,8 @@ func mlxExtFW(id uint16) bool {
 // VendStatResult is what vendstat read.
 type VendStatResult struct {
 	Target string `json:"target"`
+	// ClassPortInfo is --cpi's.
+	ClassPortInfo json.RawMessage `json:"classPortInfo,omitempty"`
 	// GeneralInfo is -N's (and -w's) general information.
 	GeneralInfo *VendStatGeneralInfo `json:"generalInfo,omitempty"`
 	// XmitWait is -w: PortXmitWait of the ports that have one.
@@ -109,6 +113,7 @@ type vendstatFlags struct {
 	configGroups  string
 	read          []string
 	write         []string
+	cpi           bool
 }
 
 func newVendStat(e *Env) *cobra.Command {
@@ -138,6 +143,8 @@ Examples:
 	fl.StringVarP(&f.configGroups, "c", "c", "", "configure IS4 counter groups (<num,num>)")
 	fl.StringArrayVarP(&f.read, "Read", "R", nil, "Read configuration space record at addr (<addr,mask>)")
 	fl.StringArrayVarP(&f.write, "Write", "W", nil, "Write configuration space record at addr (<addr,val,mask>)")
+	fl.BoolVar(&f.cpi, "cpi", false, "show the vendor class's ClassPortInfo, in python-rdma's dotted format (python-rdma)")
+	fl.BoolVarP(&f.addr.direct, "Direct", "D", false, "use Direct address argument: a directed route, to the LID of the port it reaches (python-rdma)")
 	fl.BoolVarP(&f.addr.lid, "Lid", "L", false, "use LID address argument")
 	fl.BoolVarP(&f.addr.guid, "Guid", "G", false, "use GUID address argument")
 	return c
@@ -268,6 +275,10 @@ func runVendStat(e *Env, f *vendstatFlags, args []string) error {
 	}
 	v.res.Target = fmt.Sprintf("Lid %d", v.target.Route().Addr.LID)
 	switch {
+	case f.cpi:
+		if err := v.classPortInfo(); err != nil {
+			return err
+		}
 	case f.counterGroups:
 		v.counterGroupInfo(port)
 	case cg != nil:
@@ -289,6 +300,19 @@ func runVendStat(e *Env, f *vendstatFlags, args []string) error {
 	}
 	_, err = io.WriteString(e.Stdout, v.res.text.String())
 	return err
+}
+
+// classPortInfo is python-rdma's --cpi: the class's ClassPortInfo
+// (IBA 13.4.8.1), printed in its dotted format.
+func (v *vendstatRun) classPortInfo() error {
+	buf := make([]byte, 1024)
+	if err := v.do(iba.MethodGet, mlxAttrClassPortInfo, 0, buf); err != nil {
+		return iberror(err, "classportinfo query")
+	}
+	var cpi iba.ClassPortInfo
+	d := cpi.Desc()
+	v.res.ClassPortInfo = jsonOf(d, buf[:d.Size])
+	return ibaprint.StructDotted(&v.res.text, d, buf[:d.Size])
 }
 
 func (v *vendstatRun) counterGroupInfo(port uint32) {

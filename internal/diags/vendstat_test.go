@@ -137,7 +137,12 @@ func testVendStatLive(t *testing.T, p peers) {
 		{"-W", "0x10", is3},               // usage
 	}
 	l.compareAll(t, "vendstat", cases)
-	out, errOut, code := l.ours(t, "vendstat", "--json", "-N", "-w", is3)
+	// python-rdma's --cpi: the agent's ClassPortInfo (versions 1, 1).
+	out, errOut, code := l.ours(t, "vendstat", "--cpi", is3)
+	if code != 0 || !strings.HasPrefix(out, "BaseVersion......................1\nClassVersion.....................1\n") {
+		t.Errorf("--cpi: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = l.ours(t, "vendstat", "--json", "-N", "-w", is3)
 	var doc struct{ Result VendStatResult }
 	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Result.GeneralInfo == nil || len(doc.Result.XmitWait) == 0 {
 		t.Fatalf("--json: exit %d\n%s%s", code, out, errOut)
