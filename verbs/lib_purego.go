@@ -26,7 +26,11 @@ func load() (*symbols, error) {
 }
 
 func open(name string) (*symbols, error) {
+	// dlerror's message is per thread: dlopen and the dlerror purego calls
+	// after a failure must run on one.
+	runtime.LockOSThread()
 	h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	runtime.UnlockOSThread()
 	if err != nil {
 		return nil, &LoadError{Library: name, Reason: err.Error(), Install: true}
 	}

@@ -52,16 +52,22 @@ func (e *Env) promptIfNotHex(s, prompt string) (string, error) {
 const maxPromptLine = 4096
 
 // prompt asks for a value on stderr and reads one line of stdin, a byte
-// at a time so that the next prompt finds the next line.
+// at a time so that the next prompt finds the next line, of at most
+// maxPromptLine bytes: an endless line is an error, not a buffer that
+// grows.
 func (e *Env) prompt(prompt string) (string, error) {
+	what := strings.TrimSuffix(prompt, ": ")
 	fmt.Fprint(e.Stderr, prompt)
 	var line []byte
 	b := make([]byte, 1)
-	for range maxPromptLine {
+	for {
 		n, err := e.Stdin.Read(b)
 		if n == 1 {
 			if b[0] == '\n' {
 				break
+			}
+			if len(line) == maxPromptLine {
+				return "", fmt.Errorf("cannot get %s: a line longer than %d bytes", what, maxPromptLine)
 			}
 			line = append(line, b[0])
 		}
@@ -69,7 +75,7 @@ func (e *Env) prompt(prompt string) (string, error) {
 			break
 		}
 		if err != nil {
-			return "", fmt.Errorf("cannot get %s: %w", strings.TrimSuffix(prompt, ": "), err)
+			return "", fmt.Errorf("cannot get %s: %w", what, err)
 		}
 	}
 	return strings.TrimRight(string(line), "\r"), nil

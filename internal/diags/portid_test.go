@@ -1,7 +1,9 @@
 package diags
 
 import (
+	"context"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/rdmakit/rdmakit/ibpath"
@@ -20,9 +22,17 @@ func FuzzTargetParse(f *testing.F) {
 			f.Add(s, uint8(m))
 		}
 	}
+	// A name is looked up in the SA's NodeRecords: an in-process fabric
+	// answers.
+	e := &Env{Ctx: context.Background(), Fabric: fuzzFabric, Retries: 0, Timeout: 20, Stdout: io.Discard, Stderr: io.Discard}
+	s, err := e.open()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(s.Close)
 	f.Fuzz(func(t *testing.T, arg string, mode uint8) {
 		a := &addrFlags{direct: mode&1 != 0, lid: mode&2 != 0, guid: mode&4 != 0}
-		p, err := (*session)(nil).parseTarget(arg, a)
+		p, err := s.parseTarget(arg, a)
 		var ue *UsageError
 		switch n := int(mode&1) + int(mode>>1&1) + int(mode>>2&1); {
 		case n > 1 && !errors.As(err, &ue):
