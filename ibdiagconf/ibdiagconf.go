@@ -20,13 +20,14 @@
 package ibdiagconf
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/rdmakit/rdmakit/internal/textfile"
 )
 
 // DefaultPath is the file the C tools read when -z names none.
@@ -94,24 +95,17 @@ type Setting struct {
 // messages.
 func Parse(r io.Reader, name string) (*Config, error) {
 	c := &Config{}
-	lr := &io.LimitedReader{R: r, N: MaxFile + 1}
-	sc := bufio.NewScanner(lr)
-	sc.Buffer(make([]byte, 0, 512), MaxLine)
-	n := 0
-	for sc.Scan() {
-		n++
-		if err := c.line(sc.Text(), n, name); err != nil {
-			return nil, err
-		}
-	}
-	switch err := sc.Err(); {
-	case errors.Is(err, bufio.ErrTooLong):
-		return nil, &SyntaxError{File: name, Line: n + 1, Reason: fmt.Sprintf("line longer than %d bytes", MaxLine)}
+	err := textfile.Lines(r, MaxFile, MaxLine, func(n int, line string) error { return c.line(line, n, name) })
+	var le *textfile.LimitError
+	switch {
+	case errors.As(err, &le) && le.Line == 0:
+		return nil, &SyntaxError{File: name, Reason: le.Error()}
+	case errors.As(err, &le):
+		return nil, &SyntaxError{File: name, Line: le.Line, Reason: fmt.Sprintf("line longer than %d bytes", MaxLine)}
+	case errors.Is(err, ErrSyntax):
+		return nil, err
 	case err != nil:
 		return nil, fmt.Errorf("reading site configuration %s: %w", name, err)
-	}
-	if lr.N <= 0 {
-		return nil, &SyntaxError{File: name, Reason: fmt.Sprintf("larger than %d bytes", MaxFile)}
 	}
 	return c, nil
 }

@@ -9,7 +9,6 @@
 package namemap
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/internal/textfile"
 )
 
 // DefaultPath is where the C tools look for a map when none is named.
@@ -69,16 +69,10 @@ type Map struct {
 // line longer than MaxLine or a file longer than MaxFile is an error.
 func Parse(r io.Reader, name string) (*Map, error) {
 	m := &Map{names: map[iba.GUID]string{}}
-	lr := &io.LimitedReader{R: r, N: MaxFile + 1}
-	sc := bufio.NewScanner(lr)
-	sc.Buffer(make([]byte, 0, 4096), MaxLine)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
+	err := textfile.Lines(r, MaxFile, MaxLine, func(n int, line string) error {
 		t := strings.TrimLeft(line, " \t\v\f\r")
 		if t == "" || t[0] == '#' {
-			continue
+			return nil
 		}
 		end := strings.IndexAny(t, " \t#")
 		if end < 0 {
@@ -86,7 +80,7 @@ func Parse(r io.Reader, name string) (*Map, error) {
 		}
 		g, err := strconv.ParseUint(t[:end], 0, 64)
 		if err != nil {
-			return nil, &SyntaxError{File: name, Line: n, Text: line, Reason: "not a GUID of at most 64 bits and a name"}
+			return &SyntaxError{File: name, Line: n, Text: line, Reason: "not a GUID of at most 64 bits and a name"}
 		}
 		rest := strings.TrimLeft(t[end:], " \t\v\f\r")
 		// strtok(p, "\"#"): the first run of text between quotes and
@@ -96,19 +90,20 @@ func Parse(r io.Reader, name string) (*Map, error) {
 			nm = nm[:i]
 		}
 		if nm == "" {
-			continue
+			return nil
 		}
 		if _, dup := m.names[iba.GUID(g)]; !dup {
 			m.names[iba.GUID(g)] = nm
 		}
-	}
-	if lr.N <= 0 {
-		return nil, &SyntaxError{File: name, Reason: fmt.Sprintf("larger than %d bytes", MaxFile)}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &SyntaxError{File: name, Line: n + 1, Reason: fmt.Sprintf("a line longer than %d bytes", MaxLine)}
-		}
+		return nil
+	})
+	var le *textfile.LimitError
+	switch {
+	case errors.As(err, &le):
+		return nil, &SyntaxError{File: name, Line: le.Line, Reason: le.Error()}
+	case errors.Is(err, ErrSyntax):
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("reading node name map %s: %w", name, err)
 	}
 	return m, nil

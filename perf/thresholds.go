@@ -1,13 +1,14 @@
 package perf
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/rdmakit/rdmakit/internal/textfile"
 )
 
 // Thresholds are limits on counters: a port whose counter is above its
@@ -105,37 +106,35 @@ func (e *ThresholdError) Is(target error) bool { return target == ErrThresholds 
 // an error naming it.
 func ParseThresholds(r io.Reader, name string) (*Thresholds, error) {
 	t := &Thresholds{}
-	lr := &io.LimitedReader{R: r, N: MaxThresholdFile + 1}
-	sc := bufio.NewScanner(lr)
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(sc.Text())
+	err := textfile.Lines(r, MaxThresholdFile, 64<<10, func(n int, line string) error {
+		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' {
-			continue
+			return nil
 		}
 		k, v, ok := strings.Cut(line, "=")
 		if !ok {
-			return nil, &ThresholdError{File: name, Line: n, Text: line, Reason: "want NAME=VALUE"}
+			return &ThresholdError{File: name, Line: n, Text: line, Reason: "want NAME=VALUE"}
 		}
 		c, ok := ParseCounter(strings.TrimSpace(k))
 		if !ok {
-			return nil, &ThresholdError{File: name, Line: n, Text: line, Reason: "not a counter of PortCounters or PortCountersExtended"}
+			return &ThresholdError{File: name, Line: n, Text: line, Reason: "not a counter of PortCounters or PortCountersExtended"}
 		}
 		val, err := strconv.ParseUint(strings.TrimSpace(v), 0, 64)
 		if err != nil {
-			return nil, &ThresholdError{File: name, Line: n, Text: line, Reason: "the value is not a number of at most 64 bits"}
+			return &ThresholdError{File: name, Line: n, Text: line, Reason: "the value is not a number of at most 64 bits"}
 		}
 		t.Set(c, val)
-	}
-	if lr.N <= 0 {
-		return nil, &ThresholdError{File: name, Reason: fmt.Sprintf("larger than %d bytes", MaxThresholdFile)}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &ThresholdError{File: name, Line: n + 1, Reason: "a line longer than 64 KiB"}
-		}
+		return nil
+	})
+	var le *textfile.LimitError
+	switch {
+	case errors.As(err, &le) && le.Line == 0:
+		return nil, &ThresholdError{File: name, Reason: le.Error()}
+	case errors.As(err, &le):
+		return nil, &ThresholdError{File: name, Line: le.Line, Reason: "a line longer than 64 KiB"}
+	case errors.Is(err, ErrThresholds):
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("reading threshold file %s: %w", name, err)
 	}
 	return t, nil

@@ -473,9 +473,7 @@ func (qp *QP) PostSend(wrs ...SendWR) error {
 		return err
 	}
 	defer release()
-	total := 0
 	for i, w := range wrs {
-		total += len(w.SGEs)
 		if w.AH != nil {
 			if w.AH.node.closed {
 				return &Error{Op: "posting a UD send with a closed AH", Err: ErrClosed}
@@ -487,26 +485,15 @@ func (qp *QP) PostSend(wrs ...SendWR) error {
 	qp.sendMu.Lock()
 	defer qp.sendMu.Unlock()
 	a := &qp.sendWRs
-	wrSize, sgeSize := int(unsafe.Sizeof(cSendWR{})), int(unsafe.Sizeof(cSGE{}))
-	sgeOff := len(wrs) * wrSize
-	badOff := sgeOff + total*sgeSize
-	if err := a.ensure(badOff + 8); err != nil {
-		return &Error{Op: "mapping a QP's send work request buffer", Err: err}
+	cw, badOff, err := layoutWRs[cSendWR](a, len(wrs), func(i int) (uint64, []SGE) { return wrs[i].ID, wrs[i].SGEs },
+		"a QP's send work request buffer")
+	if err != nil {
+		return err
 	}
-	cw := arenaSlice[cSendWR](a, 0, len(wrs))
-	cs := arenaSlice[cSGE](a, sgeOff, total)
+	wrSize := int(unsafe.Sizeof(cSendWR{}))
 	bad := arenaSlice[uintptr](a, badOff, 1)
-	k := 0
 	for i, w := range wrs {
 		g := &cw[i]
-		g.wrID = w.ID
-		if i+1 < len(wrs) {
-			g.next = a.at((i + 1) * wrSize)
-		}
-		if len(w.SGEs) > 0 {
-			g.sgList = a.at(sgeOff + k*sgeSize)
-		}
-		g.numSGE = int32(len(w.SGEs))
 		g.opcode = uint32(w.Opcode)
 		g.sendFlags = uint32(w.Flags)
 		binary.BigEndian.PutUint32(g.imm[:], w.Imm)
@@ -519,10 +506,6 @@ func (qp *QP) PostSend(wrs ...SendWR) error {
 			if w.AH != nil {
 				*g.ud() = cUD{ah: w.AH.ah, remoteQPN: w.RemoteQPN, remoteQKey: w.RemoteQKey}
 			}
-		}
-		for _, s := range w.SGEs {
-			cs[k] = cSGE{addr: s.Addr, length: s.Length, lkey: s.LKey}
-			k++
 		}
 	}
 	// ibv_post_send, as verbs.h inlines it: qp->context->ops.post_send.
@@ -560,38 +543,70 @@ func postRecv(fn, h uintptr, a *arena, wrs []RecvWR) error {
 	if len(wrs) == 0 {
 		return nil
 	}
-	total := 0
-	for _, w := range wrs {
-		total += len(w.SGEs)
+	_, badOff, err := layoutWRs[cRecvWR](a, len(wrs), func(i int) (uint64, []SGE) { return wrs[i].ID, wrs[i].SGEs },
+		"a receive work request buffer")
+	if err != nil {
+		return err
 	}
-	wrSize, sgeSize := int(unsafe.Sizeof(cRecvWR{})), int(unsafe.Sizeof(cSGE{}))
-	sgeOff := len(wrs) * wrSize
+	bad := arenaSlice[uintptr](a, badOff, 1)
+	if rc := cint(fastcall(fn, h, a.at(0), a.at(badOff))); rc != 0 {
+		return &PostError{Index: badIndex(bad[0], a.at(0), int(unsafe.Sizeof(cRecvWR{})), len(wrs)),
+			Err: errnoErr(fmt.Sprintf("posting %d receives", len(wrs)), rc, 0).(*Error)}
+	}
+	return nil
+}
+
+// wrLink is what a work request list shares, send or receive: its ID, the
+// next request and its scatter/gather list.
+type wrLink interface {
+	link(id uint64, next, sgList uintptr, numSGE int32)
+}
+
+func (g *cSendWR) link(id uint64, next, sgList uintptr, numSGE int32) {
+	g.wrID, g.next, g.sgList, g.numSGE = id, next, sgList, numSGE
+}
+
+func (g *cRecvWR) link(id uint64, next, sgList uintptr, numSGE int32) {
+	g.wrID, g.next, g.sgList, g.numSGE = id, next, sgList, numSGE
+}
+
+// layoutWRs lays n work requests of type W out in a, as libibverbs takes
+// them: the requests linked in order, then every request's SGEs, then the
+// slot for the provider's bad_wr pointer, whose offset it returns with the
+// requests. wr gives request i's ID and SGEs. The caller holds a.
+func layoutWRs[W any, P interface {
+	*W
+	wrLink
+}](a *arena, n int, wr func(i int) (uint64, []SGE), what string) ([]W, int, error) {
+	total := 0
+	for i := range n {
+		_, sges := wr(i)
+		total += len(sges)
+	}
+	var w W
+	wrSize, sgeSize := int(unsafe.Sizeof(w)), int(unsafe.Sizeof(cSGE{}))
+	sgeOff := n * wrSize
 	badOff := sgeOff + total*sgeSize
 	if err := a.ensure(badOff + 8); err != nil {
-		return &Error{Op: "mapping a receive work request buffer", Err: err}
+		return nil, 0, &Error{Op: "mapping " + what, Err: err}
 	}
-	cw := arenaSlice[cRecvWR](a, 0, len(wrs))
+	cw := arenaSlice[W](a, 0, n)
 	cs := arenaSlice[cSGE](a, sgeOff, total)
-	bad := arenaSlice[uintptr](a, badOff, 1)
 	k := 0
-	for i, w := range wrs {
-		g := &cw[i]
-		g.wrID = w.ID
-		if i+1 < len(wrs) {
-			g.next = a.at((i + 1) * wrSize)
+	for i := range n {
+		id, sges := wr(i)
+		var next, sgList uintptr
+		if i+1 < n {
+			next = a.at((i + 1) * wrSize)
 		}
-		if len(w.SGEs) > 0 {
-			g.sgList = a.at(sgeOff + k*sgeSize)
+		if len(sges) > 0 {
+			sgList = a.at(sgeOff + k*sgeSize)
 		}
-		g.numSGE = int32(len(w.SGEs))
-		for _, s := range w.SGEs {
+		P(&cw[i]).link(id, next, sgList, int32(len(sges)))
+		for _, s := range sges {
 			cs[k] = cSGE{addr: s.Addr, length: s.Length, lkey: s.LKey}
 			k++
 		}
 	}
-	if rc := cint(fastcall(fn, h, a.at(0), a.at(badOff))); rc != 0 {
-		return &PostError{Index: badIndex(bad[0], a.at(0), wrSize, len(wrs)),
-			Err: errnoErr(fmt.Sprintf("posting %d receives", len(wrs)), rc, 0).(*Error)}
-	}
-	return nil
+	return cw, badOff, nil
 }
