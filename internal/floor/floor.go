@@ -6,7 +6,10 @@
 package floor
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -31,4 +34,24 @@ func Need(t testing.TB, ok bool, what string) {
 		t.Fatalf("test floor peer missing in CI: %s; %s", what, SetupHint)
 	}
 	t.Skipf("test floor peer missing: %s; %s", what, SetupHint)
+}
+
+// ModuleRoot finds the directory holding go.mod, starting from the working
+// directory, which `go test` sets to the package's directory: where the
+// floors' scripts keep their cache (.cache/).
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding the module root: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("finding the module root: no go.mod above the working directory")
+		}
+		dir = parent
+	}
 }

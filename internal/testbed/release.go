@@ -1,7 +1,6 @@
 package testbed
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -118,7 +117,7 @@ func TrixieSubtest() string {
 }
 
 func findTrixie() (*Release, error) {
-	root, err := moduleRoot()
+	root, err := floor.ModuleRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -154,25 +153,6 @@ func findTrixie() (*Release, error) {
 	}
 	r.preload = libs[0]
 	return r, nil
-}
-
-// moduleRoot finds the directory holding go.mod, starting from the working
-// directory, which `go test` sets to the package's directory.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("finding the module root: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("finding the module root: no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 func (r *Release) String() string {

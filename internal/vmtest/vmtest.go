@@ -283,7 +283,7 @@ func assets(kernel string) (vmAssets, error) {
 	if err != nil {
 		return a, err
 	}
-	if a.root, err = moduleRoot(); err != nil {
+	if a.root, err = floor.ModuleRoot(); err != nil {
 		return a, err
 	}
 	dir = filepath.Join(a.root, dir)
@@ -298,25 +298,6 @@ func assets(kernel string) (vmAssets, error) {
 		return a, fmt.Errorf("looking for qemu: %w", err)
 	}
 	return a, nil
-}
-
-// moduleRoot finds the directory holding go.mod, starting from the working
-// directory, which `go test` sets to the package's directory.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("finding the module root: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("finding the module root: no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 func modulePath(root string) (string, error) {

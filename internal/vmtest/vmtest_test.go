@@ -221,7 +221,7 @@ func TestKernelCmdline(t *testing.T) {
 }
 
 func TestPkgDir(t *testing.T) {
-	root, err := moduleRoot()
+	root, err := floor.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestVerdict(t *testing.T) {
 }
 
 func TestBuildRejectsBadOptions(t *testing.T) {
-	root, err := moduleRoot()
+	root, err := floor.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
