@@ -74,22 +74,11 @@ func creditLoops(r *RoutingResult, sl2vl map[*subnet.Node]*SL2VL, sls []uint8) [
 			carried[key{c, sl}] |= 1 << vlAt(p.Node, 0, p.Num, sl)
 		}
 	}
-	for c := int32(0); c < g.nChan; c++ {
-		ci := g.chanEnd[c]
-		if ci.to < 0 {
-			continue
+	g.eachTurn(r, func(c, c2 int32, n *subnet.Node, in, o int) {
+		for _, sl := range sls {
+			carried[key{c2, sl}] |= 1 << vlAt(n, in, o, sl)
 		}
-		n := g.sw[ci.to]
-		for o := 1; o < len(g.peer[ci.to]); o++ {
-			if r.turns[c][o/64]&(1<<(o%64)) == 0 {
-				continue
-			}
-			c2 := g.chanOf[ci.to][o]
-			for _, sl := range sls {
-				carried[key{c2, sl}] |= 1 << vlAt(n, int(ci.in), o, sl)
-			}
-		}
-	}
+	})
 	// Vertices are channel*16+VL; edges follow the turns.
 	succ := map[int32][]int32{}
 	var verts []int32
@@ -100,36 +89,25 @@ func creditLoops(r *RoutingResult, sl2vl map[*subnet.Node]*SL2VL, sls []uint8) [
 			verts = append(verts, v)
 		}
 	}
-	for c := int32(0); c < g.nChan; c++ {
-		ci := g.chanEnd[c]
-		if ci.to < 0 {
-			continue
-		}
-		n := g.sw[ci.to]
-		for o := 1; o < len(g.peer[ci.to]); o++ {
-			if r.turns[c][o/64]&(1<<(o%64)) == 0 {
-				continue
-			}
-			c2 := g.chanOf[ci.to][o]
-			edges := map[int64]bool{}
-			for _, sl := range sls {
-				vls := carried[key{c, sl}]
-				v2 := vlAt(n, int(ci.in), o, sl)
-				for v := uint8(0); v < 16; v++ {
-					if vls&(1<<v) == 0 {
-						continue
-					}
-					from, to := c*16+int32(v), c2*16+int32(v2)
-					if k := int64(from)<<32 | int64(to); !edges[k] {
-						edges[k] = true
-						addV(from)
-						addV(to)
-						succ[from] = append(succ[from], to)
-					}
+	g.eachTurn(r, func(c, c2 int32, n *subnet.Node, in, o int) {
+		edges := map[int64]bool{}
+		for _, sl := range sls {
+			vls := carried[key{c, sl}]
+			v2 := vlAt(n, in, o, sl)
+			for v := uint8(0); v < 16; v++ {
+				if vls&(1<<v) == 0 {
+					continue
+				}
+				from, to := c*16+int32(v), c2*16+int32(v2)
+				if k := int64(from)<<32 | int64(to); !edges[k] {
+					edges[k] = true
+					addV(from)
+					addV(to)
+					succ[from] = append(succ[from], to)
 				}
 			}
 		}
-	}
+	})
 	sort.Slice(verts, func(i, j int) bool { return verts[i] < verts[j] })
 	var loops []CreditLoop
 	for _, comp := range scc(verts, succ) {
@@ -145,6 +123,23 @@ func creditLoops(r *RoutingResult, sl2vl map[*subnet.Node]*SL2VL, sls []uint8) [
 		loops = append(loops, l)
 	}
 	return loops
+}
+
+// eachTurn calls f for every turn the routes take: from channel c into
+// switch n by its port in, out by its port o onto channel c2.
+func (g *graph) eachTurn(r *RoutingResult, f func(c, c2 int32, n *subnet.Node, in, o int)) {
+	for c := int32(0); c < g.nChan; c++ {
+		ci := g.chanEnd[c]
+		if ci.to < 0 {
+			continue
+		}
+		n := g.sw[ci.to]
+		for o := 1; o < len(g.peer[ci.to]); o++ {
+			if r.turns[c][o/64]&(1<<(o%64)) != 0 {
+				f(c, g.chanOf[ci.to][o], n, int(ci.in), o)
+			}
+		}
+	}
 }
 
 func contains(l []int32, v int32) bool {
