@@ -53,8 +53,11 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string {
-	if e.Line == 0 {
+	switch {
+	case e.Line == 0:
 		return fmt.Sprintf("site configuration %s: %s", e.File, e.Reason)
+	case e.Text == "":
+		return fmt.Sprintf("site configuration %s, line %d: %s", e.File, e.Line, e.Reason)
 	}
 	return fmt.Sprintf("site configuration %s, line %d: %s: %q", e.File, e.Line, e.Reason, e.Text)
 }
@@ -95,13 +98,9 @@ type Setting struct {
 // messages.
 func Parse(r io.Reader, name string) (*Config, error) {
 	c := &Config{}
-	err := textfile.Lines(r, MaxFile, MaxLine, func(n int, line string) error { return c.line(line, n, name) })
-	var le *textfile.LimitError
+	err := textfile.Read(r, MaxFile, MaxLine, func(n int, line string) error { return c.line(line, n, name) },
+		func(l int, reason string) error { return &SyntaxError{File: name, Line: l, Reason: reason} })
 	switch {
-	case errors.As(err, &le) && le.Line == 0:
-		return nil, &SyntaxError{File: name, Reason: le.Error()}
-	case errors.As(err, &le):
-		return nil, &SyntaxError{File: name, Line: le.Line, Reason: fmt.Sprintf("line longer than %d bytes", MaxLine)}
 	case errors.Is(err, ErrSyntax):
 		return nil, err
 	case err != nil:

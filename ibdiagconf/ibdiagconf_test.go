@@ -51,7 +51,7 @@ func TestParseErrors(t *testing.T) {
 		{"=5\n", "line 1: no key before '='"},
 		{"MLX_EPI=maybe\n", "line 1: MLX_EPI: want true or false"},
 		{"CA=mlx5 0\n", "line 1: CA: a device name has no blanks"},
-		{"CA=x\n" + strings.Repeat("#", MaxLine+1) + "\n", "line 2: line longer than"},
+		{"CA=x\n" + strings.Repeat("#", MaxLine+1) + "\n", "line 2: a line longer than"},
 		{strings.Repeat("#\n", MaxFile/2+1), "larger than"},
 	} {
 		_, err := Parse(strings.NewReader(tc.in), "f.conf")

@@ -69,7 +69,7 @@ type Map struct {
 // line longer than MaxLine or a file longer than MaxFile is an error.
 func Parse(r io.Reader, name string) (*Map, error) {
 	m := &Map{names: map[iba.GUID]string{}}
-	err := textfile.Lines(r, MaxFile, MaxLine, func(n int, line string) error {
+	err := textfile.Read(r, MaxFile, MaxLine, func(n int, line string) error {
 		t := strings.TrimLeft(line, " \t\v\f\r")
 		if t == "" || t[0] == '#' {
 			return nil
@@ -96,11 +96,8 @@ func Parse(r io.Reader, name string) (*Map, error) {
 			m.names[iba.GUID(g)] = nm
 		}
 		return nil
-	})
-	var le *textfile.LimitError
+	}, func(l int, reason string) error { return &SyntaxError{File: name, Line: l, Reason: reason} })
 	switch {
-	case errors.As(err, &le):
-		return nil, &SyntaxError{File: name, Line: le.Line, Reason: le.Error()}
 	case errors.Is(err, ErrSyntax):
 		return nil, err
 	case err != nil:

@@ -153,7 +153,7 @@ func TestParseThresholds(t *testing.T) {
 		{"VL15Dropped\n", "want NAME=VALUE"},
 		{"VL15Dropped=ten\n", "not a number"},
 		{"VL15Dropped=0x10000000000000000\n", "not a number"},
-		{strings.Repeat("#", 70<<10) + "\n", "longer than 64 KiB"},
+		{strings.Repeat("#", 70<<10) + "\n", "a line longer than 65536 bytes"},
 	} {
 		_, err := ParseThresholds(strings.NewReader(tc.in), "t")
 		if !errors.Is(err, ErrThresholds) || !strings.Contains(err.Error(), tc.msg) {

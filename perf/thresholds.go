@@ -106,7 +106,7 @@ func (e *ThresholdError) Is(target error) bool { return target == ErrThresholds 
 // an error naming it.
 func ParseThresholds(r io.Reader, name string) (*Thresholds, error) {
 	t := &Thresholds{}
-	err := textfile.Lines(r, MaxThresholdFile, 64<<10, func(n int, line string) error {
+	err := textfile.Read(r, MaxThresholdFile, 64<<10, func(n int, line string) error {
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' {
 			return nil
@@ -125,13 +125,8 @@ func ParseThresholds(r io.Reader, name string) (*Thresholds, error) {
 		}
 		t.Set(c, val)
 		return nil
-	})
-	var le *textfile.LimitError
+	}, func(l int, reason string) error { return &ThresholdError{File: name, Line: l, Reason: reason} })
 	switch {
-	case errors.As(err, &le) && le.Line == 0:
-		return nil, &ThresholdError{File: name, Reason: le.Error()}
-	case errors.As(err, &le):
-		return nil, &ThresholdError{File: name, Line: le.Line, Reason: "a line longer than 64 KiB"}
 	case errors.Is(err, ErrThresholds):
 		return nil, err
 	case err != nil:

@@ -2,7 +2,6 @@ package subnet
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/internal/textfile"
 )
 
 // ErrSyntax is matched by every *TopologyError.
@@ -93,7 +93,7 @@ type topoPort struct {
 func ReadTopology(r io.Reader) (*Subnet, error) {
 	sc := bufio.NewScanner(&countingReader{r: r, limit: MaxFileSize, what: "topology file"})
 	sc.Buffer(make([]byte, 0, 512), maxTopologyLine)
-	sc.Split(textLines)
+	sc.Split(textfile.ScanText)
 	var (
 		nodes    []*topoNode
 		cur      *topoNode
@@ -292,7 +292,7 @@ func ReadTopology(r io.Reader) (*Subnet, error) {
 		}
 	}
 	switch err := sc.Err(); {
-	case errors.Is(err, errBinary):
+	case errors.Is(err, textfile.ErrBinary):
 		return nil, &TopologyError{Line: lineNo + 1, Msg: "binary data (a NUL byte): not a topology file"}
 	case errors.Is(err, bufio.ErrTooLong):
 		return nil, &TopologyError{Line: lineNo + 1, Msg: fmt.Sprintf("line longer than %d bytes: not a topology file", maxTopologyLine)}
@@ -300,24 +300,6 @@ func ReadTopology(r io.Reader) (*Subnet, error) {
 		return nil, fmt.Errorf("reading topology after line %d: %w", lineNo, err)
 	}
 	return buildTopology(nodes, fromGUID, fromPort, maxHops, mads)
-}
-
-// errBinary stops textLines at a NUL byte.
-var errBinary = errors.New("binary data")
-
-// textLines is bufio.ScanLines that refuses binary data: a NUL byte in a
-// line, or in what has been read of one, so that a binary file stops at
-// once rather than at the line length limit.
-func textLines(data []byte, atEOF bool) (int, []byte, error) {
-	adv, tok, err := bufio.ScanLines(data, atEOF)
-	look := tok
-	if tok == nil {
-		look = data
-	}
-	if bytes.IndexByte(look, 0) >= 0 {
-		return 0, nil, errBinary
-	}
-	return adv, tok, err
 }
 
 // clipLine shortens a line quoted in an error.

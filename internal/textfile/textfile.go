@@ -1,10 +1,13 @@
 // Package textfile reads line-oriented text files within bounds: the
 // readers of node name maps, threshold files and the site configuration
-// share it, so that each stops at the same kinds of limit and says where.
+// share Lines and Read, so that each stops at the same kinds of limit and
+// says where; the topology readers share ScanText, which stops a binary
+// file at its first NUL byte.
 package textfile
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -51,4 +54,33 @@ func Lines(r io.Reader, maxFile int64, maxLine int, f func(n int, line string) e
 		return &LimitError{Limit: maxFile}
 	}
 	return nil
+}
+
+// Read is Lines for a reader with an error type of its own: a bound that r
+// goes past becomes mk(line, reason), with line 0 for the file as a whole.
+func Read(r io.Reader, maxFile int64, maxLine int, f func(n int, line string) error, mk func(line int, reason string) error) error {
+	err := Lines(r, maxFile, maxLine, f)
+	var le *LimitError
+	if errors.As(err, &le) {
+		return mk(le.Line, le.Error())
+	}
+	return err
+}
+
+// ErrBinary is what ScanText stops at: a NUL byte, which no text file has.
+var ErrBinary = errors.New("binary data (a NUL byte)")
+
+// ScanText is bufio.ScanLines that refuses binary data: a NUL byte in a
+// line, or in what has been read of one, so that a binary file stops at
+// once rather than at the line length limit.
+func ScanText(data []byte, atEOF bool) (int, []byte, error) {
+	adv, tok, err := bufio.ScanLines(data, atEOF)
+	look := tok
+	if tok == nil {
+		look = data
+	}
+	if bytes.IndexByte(look, 0) >= 0 {
+		return 0, nil, ErrBinary
+	}
+	return adv, tok, err
 }

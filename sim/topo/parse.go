@@ -2,7 +2,6 @@ package topo
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/internal/textfile"
 )
 
 // ParseError is a malformed topology file: the file, the line and what is
@@ -122,26 +122,18 @@ func newParser() *parser {
 // builds is bounded by MaxNodes and MaxPorts.
 const maxFileSize = 1 << 30
 
-// errBinary stops textLines at a NUL byte.
-var errBinary = errors.New("binary data (a NUL byte): not a topology file")
-
 // errFileSize is a file longer than maxFileSize.
 var errFileSize = fmt.Errorf("more than %d bytes: not a topology file", maxFileSize)
 
-// textLines is bufio.ScanLines that refuses binary data at once, and a
-// file longer than maxFileSize.
+// textLines is textfile.ScanText that also stops a file longer than
+// maxFileSize.
 func textLines(limit *int64) bufio.SplitFunc {
 	return func(data []byte, atEOF bool) (int, []byte, error) {
-		adv, tok, err := bufio.ScanLines(data, atEOF)
-		look := tok
-		if tok == nil {
-			look = data
-		}
-		if bytes.IndexByte(look, 0) >= 0 {
-			return 0, nil, errBinary
-		}
-		if *limit -= int64(adv); *limit < 0 {
-			return 0, nil, errFileSize
+		adv, tok, err := textfile.ScanText(data, atEOF)
+		if err == nil {
+			if *limit -= int64(adv); *limit < 0 {
+				return 0, nil, errFileSize
+			}
 		}
 		return adv, tok, err
 	}
@@ -260,8 +252,11 @@ func (p *parser) parse(r io.Reader, file string, depth int) error {
 	}
 	if err := sc.Err(); err != nil {
 		msg := err.Error()
-		if errors.Is(err, bufio.ErrTooLong) {
+		switch {
+		case errors.Is(err, bufio.ErrTooLong):
 			msg = fmt.Sprintf("line longer than %d bytes: not a topology file", maxLine)
+		case errors.Is(err, textfile.ErrBinary):
+			msg += ": not a topology file"
 		}
 		return &ParseError{File: file, Line: line + 1, Msg: msg}
 	}
