@@ -13,6 +13,7 @@ import (
 
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/internal/mmsg"
+	"github.com/rdmakit/rdmakit/internal/units"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/sim"
 )
@@ -52,7 +53,7 @@ func (cfg Config) Validate() error {
 		return fmt.Errorf("ibsim server: %d client slots: want 1 to %d (0 for 64)", cfg.MaxClients, MaxClients)
 	case cfg.MaxClients > MaxClients:
 		return fmt.Errorf("%w: %d would need %s for the slot table alone and about %s per attached client (%s with every slot taken); the limit is %d (ibsimserver.MaxClients)",
-			ErrTooManySlots, cfg.MaxClients, iec(int64(cfg.MaxClients)*8), iec(ClientMemory), iec(int64(cfg.MaxClients)*ClientMemory), MaxClients)
+			ErrTooManySlots, cfg.MaxClients, units.IEC(int64(cfg.MaxClients)*8), units.IEC(ClientMemory), units.IEC(int64(cfg.MaxClients)*ClientMemory), MaxClients)
 	}
 	return nil
 }

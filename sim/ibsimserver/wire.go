@@ -3,7 +3,6 @@ package ibsimserver
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 )
 
 // struct sim_ctl (ibsim.h): 80 bytes, host order (little-endian).
@@ -106,18 +105,4 @@ func putReason(data *[64]byte, reason string) {
 	}
 	clear(data[:])
 	copy(data[:], t)
-}
-
-// iec prints a size in KiB, MiB, GiB, ...
-func iec(b int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	f, i := float64(b), 0
-	for f >= 1024 && i < len(units)-1 {
-		f /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%d B", b)
-	}
-	return fmt.Sprintf("%.1f %s", f, units[i])
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/rdmakit/rdmakit/internal/units"
 )
 
 // The size limits of a topology, which the generators check before they
@@ -36,7 +38,7 @@ type SizeError struct {
 
 func (e *SizeError) Error() string {
 	return fmt.Sprintf("%s: %s nodes (%s switches) and %s ports would need about %s; the limit is %s nodes and %s ports (topo.MaxNodes, topo.MaxPorts)",
-		e.What, count(e.Nodes), count(e.Switches), count(e.Ports), bytesIEC(e.Bytes), count(MaxNodes), count(MaxPorts))
+		e.What, count(e.Nodes), count(e.Switches), count(e.Ports), units.IEC(e.Bytes), count(MaxNodes), count(MaxPorts))
 }
 
 // Is makes errors.Is(err, ErrTooLarge) true.
@@ -128,21 +130,4 @@ func count(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// bytesIEC prints a size in KiB, MiB, GiB, ...
-func bytesIEC(b int64) string {
-	if b == math.MaxInt64 {
-		return "more than 8 EiB"
-	}
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	f, i := float64(b), 0
-	for f >= 1024 && i < len(units)-1 {
-		f /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%d B", b)
-	}
-	return fmt.Sprintf("%.1f %s", f, units[i])
 }
