@@ -75,12 +75,25 @@ func mlnxSpeed(p *subnet.Port) uint8 {
 	return x.LinkSpeedActive
 }
 
-// linkInfo is a link's two PortInfos, when both are known.
-func linkInfo(l [2]*subnet.Port) (a, b iba.PortInfo, ok bool) {
-	if !l[0].HasInfo || !l[1].HasInfo {
-		return a, b, false
+// perLink runs f on every link whose two PortInfos are known, a at l[0]
+// and b at l[1]; a message f returns is a finding on that link.
+func perLink(d *Data, f func(l [2]*subnet.Port, a, b *iba.PortInfo) string) []Finding {
+	var out []Finding
+	for _, l := range Links(d.Subnet) {
+		if !l[0].HasInfo || !l[1].HasInfo {
+			continue
+		}
+		a, b := l[0].PortInfo(), l[1].PortInfo()
+		if msg := f(l, &a, &b); msg != "" {
+			out = append(out, Finding{Port: RefOf(l[0]), Peer: RefOf(l[1]), Message: msg})
+		}
 	}
-	return l[0].PortInfo(), l[1].PortInfo(), true
+	return out
+}
+
+// bothUp tells whether both ends of a link are physically up.
+func bothUp(a, b *iba.PortInfo) bool {
+	return a.PortPhysicalState == iba.PhysPortStateLinkUp && b.PortPhysicalState == iba.PhysPortStateLinkUp
 }
 
 var _ = register(&Check{
@@ -90,22 +103,15 @@ at both ends: a port in Init or Armed carries no data (IBA 7.2, 14.2.5.6).
 ibdiagnet's "links in INIT state" check (-skip logical_state); ibdiagnet
 2 adds Armed. One finding per link.`,
 	run: func(d *Data) []Finding {
-		var out []Finding
-		for _, l := range Links(d.Subnet) {
-			a, b, ok := linkInfo(l)
-			if !ok {
-				continue
-			}
+		return perLink(d, func(_ [2]*subnet.Port, a, b *iba.PortInfo) string {
 			if a.PortState == iba.PortStateActive && b.PortState == iba.PortStateActive {
-				continue
+				return ""
 			}
-			if a.PortPhysicalState != iba.PhysPortStateLinkUp || b.PortPhysicalState != iba.PhysPortStateLinkUp {
-				continue // link-ends tells a link up at one end only
+			if !bothUp(a, b) {
+				return "" // link-ends tells a link up at one end only
 			}
-			out = append(out, Finding{Port: RefOf(l[0]), Peer: RefOf(l[1]),
-				Message: fmt.Sprintf("the link is up but not active: %s at this end, %s at the other", a.PortState, b.PortState)})
-		}
-		return out
+			return fmt.Sprintf("the link is up but not active: %s at this end, %s at the other", a.PortState, b.PortState)
+		})
 	},
 })
 
@@ -118,30 +124,23 @@ both ends of a trained link share them). ibdiagnet 1.x's link settings
 check compares PHY and SPD of both ends the same way. One finding per
 link.`,
 	run: func(d *Data) []Finding {
-		var out []Finding
-		for _, l := range Links(d.Subnet) {
-			a, b, ok := linkInfo(l)
-			if !ok {
-				continue
-			}
-			msg := ""
+		return perLink(d, func(l [2]*subnet.Port, a, b *iba.PortInfo) string {
+			const pre = "the ends disagree: "
+			sa, sb := iba.ActiveSpeed(a, mlnxSpeed(l[0])), iba.ActiveSpeed(b, mlnxSpeed(l[1]))
 			switch {
 			case (a.PortPhysicalState == iba.PhysPortStateLinkUp) != (b.PortPhysicalState == iba.PhysPortStateLinkUp):
-				msg = fmt.Sprintf("physical state %s at this end, %s at the other", a.PortPhysicalState, b.PortPhysicalState)
+				return pre + fmt.Sprintf("physical state %s at this end, %s at the other", a.PortPhysicalState, b.PortPhysicalState)
 			case a.PortPhysicalState != iba.PhysPortStateLinkUp:
-				continue
+				return ""
 			case a.LinkWidthActive != b.LinkWidthActive:
-				msg = fmt.Sprintf("active width %dx at this end, %dx at the other", iba.LinkWidthLanes(a.LinkWidthActive), iba.LinkWidthLanes(b.LinkWidthActive))
-			case iba.ActiveSpeed(&a, mlnxSpeed(l[0])) != iba.ActiveSpeed(&b, mlnxSpeed(l[1])):
-				msg = fmt.Sprintf("active speed %v at this end, %v at the other", iba.ActiveSpeed(&a, mlnxSpeed(l[0])), iba.ActiveSpeed(&b, mlnxSpeed(l[1])))
+				return pre + fmt.Sprintf("active width %dx at this end, %dx at the other", iba.LinkWidthLanes(a.LinkWidthActive), iba.LinkWidthLanes(b.LinkWidthActive))
+			case sa != sb:
+				return pre + fmt.Sprintf("active speed %v at this end, %v at the other", sa, sb)
 			case stateGap(a.PortState, b.PortState) > 1:
-				msg = fmt.Sprintf("logical state %s at this end, %s at the other", a.PortState, b.PortState)
-			default:
-				continue
+				return pre + fmt.Sprintf("logical state %s at this end, %s at the other", a.PortState, b.PortState)
 			}
-			out = append(out, Finding{Port: RefOf(l[0]), Peer: RefOf(l[1]), Message: "the ends disagree: " + msg})
-		}
-		return out
+			return ""
+		})
 	},
 })
 
@@ -163,24 +162,20 @@ both ends support; rdmakit uses the enabled ones, which is what a
 healthy link reaches, so that a fabric whose SM enables less than the
 hardware supports is not reported. One finding per link.`,
 	run: func(d *Data) []Finding {
-		var out []Finding
-		for _, l := range Links(d.Subnet) {
-			a, b, ok := linkInfo(l)
-			if !ok || a.PortPhysicalState != iba.PhysPortStateLinkUp || b.PortPhysicalState != iba.PhysPortStateLinkUp {
-				continue
+		return perLink(d, func(_ [2]*subnet.Port, a, b *iba.PortInfo) string {
+			if !bothUp(a, b) {
+				return ""
 			}
 			act := iba.LinkWidthLanes(a.LinkWidthActive)
 			best := widest(a.LinkWidthEnabled & b.LinkWidthEnabled)
 			switch {
 			case d.opts.ExpectedWidth != 0 && act != d.opts.ExpectedWidth:
-				out = append(out, Finding{Port: RefOf(l[0]), Peer: RefOf(l[1]),
-					Message: fmt.Sprintf("the link runs at %dx, %dx expected", act, d.opts.ExpectedWidth)})
+				return fmt.Sprintf("the link runs at %dx, %dx expected", act, d.opts.ExpectedWidth)
 			case best != 0 && act < best:
-				out = append(out, Finding{Port: RefOf(l[0]), Peer: RefOf(l[1]),
-					Message: fmt.Sprintf("the link runs at %dx although both ends enable %dx", act, best)})
+				return fmt.Sprintf("the link runs at %dx although both ends enable %dx", act, best)
 			}
-		}
-		return out
+			return ""
+		})
 	},
 })
 
@@ -192,23 +187,19 @@ expected speed (ibdiagnet -ls), any other speed than that. Like
 link-width it compares with the enabled speeds, where ibdiagnet 2 uses
 the supported ones. One finding per link.`,
 	run: func(d *Data) []Finding {
-		var out []Finding
-		for _, l := range Links(d.Subnet) {
-			a, b, ok := linkInfo(l)
-			if !ok || a.PortPhysicalState != iba.PhysPortStateLinkUp || b.PortPhysicalState != iba.PhysPortStateLinkUp {
-				continue
+		return perLink(d, func(l [2]*subnet.Port, a, b *iba.PortInfo) string {
+			if !bothUp(a, b) {
+				return ""
 			}
-			act := iba.ActiveSpeed(&a, mlnxSpeed(l[0]))
-			best := bestCommon(enabledSpeeds(&a), enabledSpeeds(&b))
+			act := iba.ActiveSpeed(a, mlnxSpeed(l[0]))
+			best := bestCommon(enabledSpeeds(a), enabledSpeeds(b))
 			switch {
 			case d.opts.ExpectedSpeed != 0 && act != d.opts.ExpectedSpeed:
-				out = append(out, Finding{Port: RefOf(l[0]), Peer: RefOf(l[1]),
-					Message: fmt.Sprintf("the link runs at %v, %v expected", act, d.opts.ExpectedSpeed)})
+				return fmt.Sprintf("the link runs at %v, %v expected", act, d.opts.ExpectedSpeed)
 			case best != 0 && act != iba.SpeedFDR10 && act < best:
-				out = append(out, Finding{Port: RefOf(l[0]), Peer: RefOf(l[1]),
-					Message: fmt.Sprintf("the link runs at %v although both ends enable %v", act, best)})
+				return fmt.Sprintf("the link runs at %v although both ends enable %v", act, best)
 			}
-		}
-		return out
+			return ""
+		})
 	},
 })
