@@ -39,21 +39,26 @@ type Func func(ctx context.Context) error
 // AsyncFunc itself. It must call done soon after ctx is done.
 type AsyncFunc func(ctx context.Context, done func(error))
 
-// Options configures a Scheduler. Zero values take the defaults.
+// Options configures a Scheduler. A field left zero takes its Default
+// value; so does a negative one, except Retries, where negative means
+// never.
 type Options struct {
 	// MaxInFlight bounds the jobs running at once (ibnetdiscover's
-	// --outstanding_smps).
+	// --outstanding_smps); DefaultMaxInFlight when zero or negative.
 	MaxInFlight int
-	// PerTarget bounds the jobs running at once on one key.
+	// PerTarget bounds the jobs running at once on one key;
+	// DefaultPerTarget when zero or negative.
 	PerTarget int
 	// Busy says whether an error means the target is busy and the call
 	// should be repeated later (for mad: errors.Is(err, mad.ErrBusy)).
 	// Nil: nothing is retried.
 	Busy func(error) bool
-	// Retries is how often a busy call is repeated; negative for never.
+	// Retries is how often a busy call is repeated: DefaultRetries when
+	// zero, never when negative.
 	Retries int
 	// BusyBackoff is the first wait before a repeat; each further one
-	// doubles it up to MaxBackoff.
+	// doubles it up to MaxBackoff. Zero or negative: DefaultBusyBackoff
+	// and DefaultMaxBackoff.
 	BusyBackoff time.Duration
 	MaxBackoff  time.Duration
 	// Progress, if set, is called after every job that finished (not one
