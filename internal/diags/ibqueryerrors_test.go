@@ -1,7 +1,6 @@
 package diags
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/rdmakit/rdmakit/internal/testbed"
 	"github.com/rdmakit/rdmakit/sim"
-	"github.com/rdmakit/rdmakit/sim/ibsimserver"
 	"github.com/rdmakit/rdmakit/sim/topo"
 )
 
@@ -186,22 +184,9 @@ func serveTopo(t *testing.T, tp *topo.Topology, smNode string, rel *testbed.Rele
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := fmt.Sprintf("rkqe%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	srv, err := ibsimserver.Listen(fab, ibsimserver.Config{SockName: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		srv.Close()
-		<-done
-	})
+	_, name := serveIBSim(t, fab, "rkqe")
 	bed := &testbed.IBSim{SockName: name, Release: rel}
 	testbed.StartOpenSM(t, bed, smNode)
-	t.Setenv("IBSIM_SOCKNAME", name)
 	return fab, bed
 }
 

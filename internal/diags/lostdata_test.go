@@ -3,8 +3,6 @@ package diags
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,20 +37,7 @@ func newLostBed(t *testing.T, spec string) *lostBed {
 	if _, err := f.RunSM(ctx, sim.SMConfig{Node: "hca1", Port: 1}); err != nil {
 		t.Fatal(err)
 	}
-	name := fmt.Sprintf("rklost%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	srv, err := ibsimserver.Listen(f, ibsimserver.Config{SockName: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(sctx) }()
-	t.Cleanup(func() {
-		stop()
-		srv.Close()
-		<-done
-	})
-	t.Setenv("IBSIM_SOCKNAME", name)
+	srv, _ := serveIBSim(t, f, "rklost")
 	return &lostBed{f: f, srv: srv, node: "hca1"}
 }
 

@@ -3,8 +3,6 @@ package diags
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
 	"reflect"
 	"regexp"
 	"strings"
@@ -14,7 +12,6 @@ import (
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/sim"
-	"github.com/rdmakit/rdmakit/sim/ibsimserver"
 	"github.com/rdmakit/rdmakit/sim/topo"
 )
 
@@ -235,20 +232,7 @@ func newSATableBed(t *testing.T, spec string) *saTableBed {
 	if _, err := f.RunSM(ctx, sim.SMConfig{Node: node, Port: 1}); err != nil {
 		t.Fatal(err)
 	}
-	name := fmt.Sprintf("rksa%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	srv, err := ibsimserver.Listen(f, ibsimserver.Config{SockName: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(sctx) }()
-	t.Cleanup(func() {
-		stop()
-		srv.Close()
-		<-done
-	})
-	t.Setenv("IBSIM_SOCKNAME", name)
+	serveIBSim(t, f, "rksa")
 	tr, err := f.Attach(node, 1)
 	if err != nil {
 		t.Fatal(err)
