@@ -73,6 +73,7 @@ type options struct {
 	madOpts  []mad.Option
 	mkey     uint64
 	smkey    uint64
+	pkeyIdx  uint16
 	saPath   mad.Target
 }
 
@@ -130,6 +131,13 @@ func WithMKey(k uint64) Option { return func(o *options) { o.mkey = k } }
 // (mad.WithSMKey; IBA 15.2.1.1). saquery's --smkey and ibdiag.conf's
 // sa_key.
 func WithSMKey(k uint64) Option { return func(o *options) { o.smkey = k } }
+
+// WithPKeyIndex sends every GMP (SA queries, PMA, vendor and congestion
+// MADs) whose route names no P_Key index with index i of the local port's
+// P_Key table (mad.WithPKeyIndex; IBA 10.9.2): infiniband-diags' -Y/
+// --pkey-idx, for a fabric whose management runs in a partition other than
+// the default one. SMPs keep index 0.
+func WithPKeyIndex(i uint16) Option { return func(o *options) { o.pkeyIdx = i } }
 
 // WithSAPath sends SA queries, of Fabric.SA, the resolver and WithSA,
 // along t instead of to the SM LID and SL the local port reports
@@ -230,6 +238,9 @@ func newFabric(ctx context.Context, t mad.Transport, o *options) (*Fabric, error
 	}
 	if o.smkey != 0 {
 		mopts = append(mopts, mad.WithSMKey(o.smkey))
+	}
+	if o.pkeyIdx != 0 {
+		mopts = append(mopts, mad.WithPKeyIndex(o.pkeyIdx))
 	}
 	mc := mad.NewClient(t, mopts...)
 	lp, err := mc.LocalPort(ctx)

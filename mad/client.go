@@ -127,6 +127,14 @@ func WithMKey(k uint64) Option { return func(c *Client) { c.mkey = k } }
 // it hides from others.
 func WithSMKey(k uint64) Option { return func(c *Client) { c.smkey = k } }
 
+// WithPKeyIndex sets the index in the local port's P_Key table (IBA
+// 10.9.2) of every GMP whose route carries none (Route.Addr.PKeyIndex 0):
+// on a fabric whose management traffic runs in a partition other than the
+// default one, the SA and the PMAs answer only in that partition
+// (infiniband-diags' -Y/--pkey-idx). SMPs go out on QP0, where no P_Key is
+// checked (IBA 10.9.3), and keep index 0.
+func WithPKeyIndex(i uint16) Option { return func(c *Client) { c.pkeyIndex = i } }
+
 // Client performs RPCs over a Transport. It is safe for concurrent use:
 // any number of goroutines may call it, and one reader goroutine hands each
 // reply to the caller whose TID it carries.
@@ -139,6 +147,7 @@ type Client struct {
 	trace       func(TraceEvent)
 	optErr      error // an option out of range: every RPC fails with it
 	mkey, smkey uint64
+	pkeyIndex   uint16
 
 	tidHigh uint32
 	tidLow  atomic.Uint32
@@ -605,6 +614,9 @@ func (c *Client) prepare(ctx context.Context, req Request, x *exchange) error {
 			addr.LID = LIDPermissive
 		}
 	} else {
+		if addr.PKeyIndex == 0 {
+			addr.PKeyIndex = c.pkeyIndex
+		}
 		if addr.QPN == 0 {
 			addr.QPN = QP1
 		}

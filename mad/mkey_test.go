@@ -90,3 +90,40 @@ func TestMKeySuspect(t *testing.T) {
 		}
 	}
 }
+
+// TestClientPKeyIndex checks that WithPKeyIndex sets the P_Key index of
+// GMPs whose route has none, that a route's own index wins, and that SMPs
+// keep index 0.
+func TestClientPKeyIndex(t *testing.T) {
+	var mu sync.Mutex
+	var sent []uint16
+	tr := madtest.New(func(req *mad.Packet) []*mad.Packet {
+		mu.Lock()
+		sent = append(sent, req.Addr.PKeyIndex)
+		mu.Unlock()
+		return []*mad.Packet{madtest.Reply(req, 0, make([]byte, 64))}
+	})
+	c := newClient(t, tr, mad.WithPKeyIndex(3))
+	ctx := testCtx(t)
+	var pc iba.PortCounters
+	if err := c.PerformanceGet(ctx, lid(5), &pc, 0); err != nil {
+		t.Fatal(err)
+	}
+	own := lid(5)
+	own.Addr.PKeyIndex = 7
+	if err := c.PerformanceGet(ctx, own, &pc, 0); err != nil {
+		t.Fatal(err)
+	}
+	var ni iba.NodeInfo
+	if err := c.SubnGet(ctx, lid(5), &ni, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SubnGet(ctx, mad.Route{DR: &mad.DirectedRoute{Path: []byte{0, 1}}}, &ni, 0); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(sent) != "[3 7 0 0]" {
+		t.Errorf("P_Key indices sent: %v, want [3 7 0 0]", sent)
+	}
+}
