@@ -47,6 +47,9 @@ func (e *Env) fabricOptions() ([]fabric.Option, error) {
 	if e.SMKey != 0 {
 		opts = append(opts, fabric.WithSMKey(e.SMKey))
 	}
+	if e.PKeyIdx != 0 {
+		opts = append(opts, fabric.WithPKeyIndex(e.PKeyIdx))
+	}
 	if sp, err := e.saPath(); err != nil {
 		return nil, err
 	} else if sp != nil {

@@ -43,11 +43,12 @@ type Env struct {
 	SA bool
 
 	// infiniband-diags' common options (siteconfig.go, keys.go,
-	// version.go): -z, -y, --smkey, -s, -e, -V, and python-rdma's
+	// version.go): -z, -y, --smkey, -Y, -s, -e, -V, and python-rdma's
 	// --sa-path.
 	Config  string // -z/--config: the site configuration file
 	MKey    uint64 // -y/--m_key, else ibdiag.conf's m_key
 	SMKey   uint64 // --smkey, else ibdiag.conf's sa_key
+	PKeyIdx uint16 // -Y/--pkey-idx: the P_Key index of GMPs
 	SMPort  string // -s/--sm_port: the SM's LID for SA queries
 	SAPath  string // --sa-path: the path spec of SA queries
 	Errors  bool   // -e/--errors: print MADs that fail
@@ -57,6 +58,7 @@ type Env struct {
 	MlxEPI bool
 
 	mkeyArg, smkeyArg string // -y and --smkey as typed
+	pkeyIdxArg        string // -Y as typed
 }
 
 // A command is one ibtool subcommand; each file registers its own.
@@ -119,8 +121,10 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 		return 2
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", name, ibaprint.Error(err, e.Verbose))
-	if h := mkeyHint(err); h != "" {
-		fmt.Fprintf(stderr, "%s: %s\n", name, h)
+	for _, h := range []string{mkeyHint(err), pkeyHint(err, e.PKeyIdx)} {
+		if h != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", name, h)
+		}
 	}
 	// No RDMA device is the same failure for every command: the status
 	// of the C tools, which all stop there with IBEXIT.
@@ -225,6 +229,7 @@ The fabric (--fabric or RDMAKIT_FABRIC):
 	pf.StringVarP(&e.Config, "config", "z", "", "use config file, default: "+ibdiagconf.DefaultPath)
 	pf.StringVarP(&e.mkeyArg, "m_key", "y", "", "M_Key to use in request (not a number: ask for it on the terminal; default ibdiag.conf's m_key)")
 	pf.StringVar(&e.smkeyArg, "smkey", "", "SM_Key of SA queries (not a number: ask for it on the terminal; default ibdiag.conf's sa_key, else 0, untrusted)")
+	pf.StringVarP(&e.pkeyIdxArg, "pkey-idx", "Y", "0", "P_Key table index for outgoing SA/GMP MADs (0 to 65535; SMPs always use index 0)")
 	pf.StringVar(&e.SAPath, "sa-path", "", "send SA queries along this path (a LID or a python-rdma path spec) instead of to the local port's SM LID")
 	pf.StringVarP(&e.SMPort, "sm_port", "s", "", "SM port lid: send SA queries to this LID")
 	pf.BoolVarP(&e.Errors, "errors", "e", false, "show send and receive errors (one line per MAD that fails, on stderr)")

@@ -1,17 +1,21 @@
 package diags
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/mad"
 )
 
-// readKeys turns -y/--m_key and --smkey into e.MKey and e.SMKey, asking
+// readKeys turns -y/--m_key, --smkey and -Y/--pkey-idx into e.MKey,
+// e.SMKey and e.PKeyIdx, asking
 // for a key on stdin as the C tools ask on the terminal: -y when its value
 // is not a number (libibmad's getpass("M_Key: ")), --smkey when it does
 // not start with a hex digit (saquery's getpass("SM_Key: ")).
@@ -28,6 +32,13 @@ func (e *Env) readKeys(cmd *cobra.Command) error {
 			}
 		}
 		e.MKey = k
+	}
+	if cmd.Flags().Changed("pkey-idx") {
+		i, ok := cStrtolExact(e.pkeyIdxArg)
+		if !ok || i < 0 || i > math.MaxUint16 {
+			return iberror(nil, "Invalid P_Key index \"%s\".  Requires an integer in the range [0, %d].", e.pkeyIdxArg, math.MaxUint16)
+		}
+		e.PKeyIdx = uint16(i)
 	}
 	if cmd.Flags().Changed("smkey") {
 		s, err := e.promptIfNotHex(e.smkeyArg, "SM_Key: ")
@@ -98,4 +109,30 @@ func mkeyHint(err error) string {
 	}
 	return "the SubnGet got no reply: the node is unreachable, or its port is M_Key protected at level 2 or 3, which discards Gets whose M_Key does not match (IBA 14.2.4.1), and " +
 		given + "; give the key with -y/--m_key or m_key= in ibdiag.conf"
+}
+
+// pkeyHint explains a GMP that got no reply when -Y chose a P_Key index
+// other than 0: a port whose P_Key table holds no matching P_Key drops the
+// packet (IBA 10.9.3), as it does when the index holds no valid P_Key.
+// "" for other errors.
+func pkeyHint(err error, idx uint16) string {
+	if idx == 0 {
+		return ""
+	}
+	var te *mad.TimeoutError
+	var de *mad.DroppedError
+	var req []byte
+	switch {
+	case errors.As(err, &te):
+		req = te.Request
+	case errors.As(err, &de):
+		req = de.Request
+	}
+	if len(req) < 2 {
+		return ""
+	}
+	if c := iba.Class(req[1]); c == iba.ClassSubnMgt || c == iba.ClassSubnMgtDirected {
+		return ""
+	}
+	return fmt.Sprintf("the request went out with the P_Key at index %d of the local port's P_Key table (-Y/--pkey-idx); a port with no matching P_Key in its table drops it without a reply (IBA 10.9.3)", idx)
 }

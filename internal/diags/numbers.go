@@ -37,6 +37,41 @@ func cStrtoul(s string) uint64 {
 	return n
 }
 
+// cStrtolExact reads s as strtol(s, &end, 0) does and says whether that
+// took all of s without overflow: at least one digit and nothing after
+// the digits, as the C tools check an option's value (-Y).
+func cStrtolExact(s string) (int64, bool) {
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	base := 10
+	switch {
+	case len(t) > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') && isDigit(t[2], 16):
+		base, t = 16, t[2:]
+	case len(t) > 1 && t[0] == '0':
+		base, t = 8, t[1:]
+	}
+	if t == "" {
+		return 0, false
+	}
+	for i := 0; i < len(t); i++ {
+		if !isDigit(t[i], uint64(base)) {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(t, base, 64)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
 func isDigit(c byte, base uint64) bool {
 	d, err := strconv.ParseUint(string(c), 16, 8)
 	return err == nil && d < base
