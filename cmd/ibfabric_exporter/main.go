@@ -78,6 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	forget := fs.Duration("topology.forget-after", promfabric.DefaultForgetAfter, "how long a node the discoveries no longer reach stays exported, node_up 0")
 	madTimeout := fs.Duration("mad.timeout", 500*time.Millisecond, "how long one MAD try waits for its reply")
 	retries := fs.Int("mad.retries", 1, "how many times an unanswered MAD is sent again")
+	mkey := fs.Uint64("mad.m-key", 0, "M_Key of the discovery's SMPs (a fabric M_Key protected at level 2 or 3 answers Gets only with it)")
+	pkeyIndex := fs.Uint16("mad.pkey-index", 0, "index in the local port's P_Key table of the counter reads (where the PMAs answer only in a partition other than the default)")
 	inFlight := fs.Int("max-in-flight", 0, "reads outstanding at once (default 256)")
 	perNode := fs.Int("per-node", 0, "reads outstanding at once to one node (default 4)")
 	cas := fs.Bool("collect.cas", true, "export channel adapters and routers too (false: switches only)")
@@ -115,7 +117,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 			return 1
 		}
 	}
-	opts := []fabric.Option{fabric.WithTimeout(*madTimeout), fabric.WithRetries(*retries)}
+	opts := []fabric.Option{fabric.WithTimeout(*madTimeout), fabric.WithRetries(*retries),
+		fabric.WithMKey(*mkey), fabric.WithPKeyIndex(*pkeyIndex)}
 	if *ca != "" || *port != "" {
 		opts = append(opts, fabric.WithEndPort(*ca, *port))
 	}

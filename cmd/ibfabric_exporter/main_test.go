@@ -134,6 +134,8 @@ func TestFlags(t *testing.T) {
 		{[]string{"--log.level", "loud"}, 2, ""},
 		{[]string{"--node-name-map", "/nonexistent/map"}, 1, ""},
 		{[]string{"--fabric", "sim:fattree:k=2,n=2", "--scrape-timeout", "-1s"}, 2, ""},
+		{[]string{"--fabric", "sim:fattree:k=2,n=2", "--mad.pkey-index", "65536"}, 2, ""},
+		{[]string{"--fabric", "sim:fattree:k=2,n=2", "--mad.m-key", "-1"}, 2, ""},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), c.args, &stdout, &stderr, nil)
@@ -509,5 +511,38 @@ func TestDocs(t *testing.T) {
 	floor.Need(t, err == nil, "promtool (Debian package prometheus; scripts/floors/40-prometheus.sh)")
 	if b, err := exec.Command(promtool, "check", "config", "../../docs/exporter/prometheus.yml").CombinedOutput(); err != nil {
 		t.Errorf("promtool check config: %v\n%s", err, b)
+	}
+}
+
+// TestPKeyIndexReachesTheReads starts the exporter with --mad.pkey-index 1
+// on a simulated fabric whose P_Key tables hold only the default P_Key at
+// index 0: the discovery's SMPs are answered (QP0 checks no P_Key), the
+// counter reads, sent with the invalid P_Key at index 1, are dropped by
+// every PMA (IBA 10.9.3), so every node is exported with node_up 0.
+func TestPKeyIndexReachesTheReads(t *testing.T) {
+	addr := start(t, "--fabric", "sim:fattree:k=2,n=2", "--mad.pkey-index", "1", "--mad.timeout", "20ms", "--mad.retries", "0")
+	var m string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		m = get(t, "http://"+addr+"/metrics")
+		if strings.Contains(m, "ibfabric_node_up{") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no node_up after 20 s:\n%s", m)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	nodes := 0
+	for _, line := range strings.Split(m, "\n") {
+		if strings.HasPrefix(line, "ibfabric_node_up{") {
+			nodes++
+			if !strings.HasSuffix(line, " 0") {
+				t.Errorf("a node answered a read sent with P_Key index 1: %s", line)
+			}
+		}
+	}
+	if nodes == 0 || strings.Contains(m, "ibfabric_port_receive_data_bytes_total{") {
+		t.Errorf("%d nodes exported, data counters present: %v", nodes, strings.Contains(m, "ibfabric_port_receive_data_bytes_total{"))
 	}
 }
