@@ -2,12 +2,17 @@ package ibsimserver
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibsim"
 	"github.com/rdmakit/rdmakit/internal/testbed"
+	"github.com/rdmakit/rdmakit/mad"
+	"github.com/rdmakit/rdmakit/sa"
 	"github.com/rdmakit/rdmakit/sim/topo"
 )
 
@@ -65,6 +70,21 @@ func TestOpenSMBringsUpGenerated(t *testing.T) {
 			out, _, code = testbed.RunC(t, ours, cas[0], "ibhosts")
 			if code != 0 || strings.Count(out, "\n") != len(cas) {
 				t.Fatalf("ibhosts: exit %d, %d lines for %d CAs\n%s", code, strings.Count(out, "\n"), len(cas), out)
+			}
+			// Our client asks OpenSM's SA for a table: OpenSM under
+			// libumad2sim sends its first 256 bytes, RMPP active but no
+			// segment, which reaches us as ibsim passes it.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			tr, err := ibsim.Dial(ctx, ibsim.Config{SockName: base, Node: last})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mc := mad.NewClient(tr)
+			defer mc.Close()
+			recs, err := sa.GetTable(ctx, sa.New(mc), &iba.NodeRecord{})
+			if err != nil || len(recs) == 0 {
+				t.Fatalf("our GetTable of NodeRecords from OpenSM's SA: %d records, %v", len(recs), err)
 			}
 		})
 	}

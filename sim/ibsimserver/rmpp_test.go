@@ -43,6 +43,8 @@ func TestPassRMPP(t *testing.T) {
 		{rmppSeg(1, 4, 0), false}, // ABORT
 		{rmppSeg(2, rmppTypeData, 1), true},
 		{plain, true},
+		{rmppSeg(3, 0, 0), true}, // OpenSM's table under libumad2sim
+		{rmppSeg(3, 0, 0), true},
 	} {
 		if got := c.passRMPP(tc.mad); got != tc.pass {
 			t.Errorf("case %d: pass %v, want %v", i, got, tc.pass)

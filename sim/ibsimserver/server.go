@@ -608,9 +608,13 @@ func rmppActive(b []byte) bool {
 // retransmissions of that segment (no ACK ever comes) and its final
 // ABORT, arriving after the program has closed its agent for the class:
 // libumad2sim 0.10 dereferences a NULL pointer for a MAD of a class with
-// no agent, and infiniband-diags' ibqueryerrors crashed so.
+// no agent, and infiniband-diags' ibqueryerrors crashed so. A MAD whose
+// RMPP header is active but has no type is no segment: it is what OpenSM
+// under libumad2sim sends for a whole table (its first 256 bytes, left
+// for a kernel's RMPP that is not there), and it goes out as ibsim passes
+// it, to every client.
 func (c *client) passRMPP(b []byte) bool {
-	if c.rmpp.Load() || !rmppActive(b) {
+	if c.rmpp.Load() || !rmppActive(b) || b[offRMPPType] == 0 {
 		return true
 	}
 	if b[offRMPPType] != rmppTypeData || binary.BigEndian.Uint32(b[offRMPPSeg:]) != 1 {
