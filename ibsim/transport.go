@@ -477,11 +477,26 @@ func (t *Transport) Register(spec mad.AgentSpec) (int, error) {
 	return len(t.agents) - 1, nil
 }
 
-// Send hands one MAD to the simulator. A directed-route SMP (class 0x81)
-// goes out with the permissive DLID and SLID; anything else to
-// p.Addr.LID with SLID 0, which the simulator fills with our port's LID.
-// SMPs leave from QP0 and GMPs from QP1; p.Addr.QPN is the destination QP.
-// The simulator has no GRH, SL or P_Key: those fields are ignored.
+// request addresses a MAD as libumad2sim does: to p.Addr.LID with SLID 0,
+// which the simulator fills with our port's LID; a directed-route SMP
+// (class 0x81) that is directed from the start (LID 0 or the permissive
+// LID) with the permissive DLID and SLID, and one that goes LID-routed to
+// the start of its directed part (a DrSLID of ours, IBA 14.2.2.2) to
+// that LID. SMPs leave from QP0 and GMPs from QP1; p.Addr.QPN is the
+// destination QP. The simulator has no GRH, SL or P_Key.
+func request(p *mad.Packet) simRequest {
+	r := simRequest{dlid: p.Addr.LID, dqp: p.Addr.QPN, sqp: 1, length: uint64(len(p.MAD)), mad: p.MAD}
+	class := p.MAD[madClassOffset]
+	if isSMPClass(class) {
+		r.sqp = 0
+	}
+	if class == classSubnDR && (r.dlid == 0 || r.dlid == 0xffff) {
+		r.dlid, r.slid = 0xffff, 0xffff
+	}
+	return r
+}
+
+// Send hands one MAD to the simulator, addressed as request says.
 func (t *Transport) Send(ctx context.Context, p *mad.Packet) error {
 	if t.closed.Load() {
 		return mad.ErrClosed
@@ -496,13 +511,7 @@ func (t *Transport) Send(ctx context.Context, p *mad.Packet) error {
 		return fmt.Errorf("%v: sending with agent %d, which is not registered", t.cfg, p.Agent)
 	}
 	class, method := p.MAD[madClassOffset], p.MAD[madMethodOffset]
-	r := simRequest{dlid: p.Addr.LID, dqp: p.Addr.QPN, sqp: 1, length: uint64(len(p.MAD)), mad: p.MAD}
-	if isSMPClass(class) {
-		r.sqp = 0
-	}
-	if class == classSubnDR {
-		r.dlid, r.slid = 0xffff, 0xffff
-	}
+	r := request(p)
 	if method&methodResp == 0 && p.Timeout > 0 && t.replyStrays(p.MAD, p.Agent) {
 		t.remember(class, binary.BigEndian.Uint64(p.MAD[madTIDOffset:]), p.Agent, p.Timeout)
 	}

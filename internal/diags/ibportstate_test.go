@@ -2,6 +2,8 @@ package diags
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/rdmakit/rdmakit/iba"
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/ibsim"
+	"github.com/rdmakit/rdmakit/internal/testbed"
 	"github.com/rdmakit/rdmakit/mad"
 )
 
@@ -167,4 +170,28 @@ func FuzzIBPortStateOps(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestIBPortStatePeerByLID: the peer of a switch port given by LID is read
+// on a route LID-routed to the switch and directed one hop from there
+// (DrSLID the local LID). ibsim 0.10 does not carry such a route;
+// fabricsim does, and there the C tool and ours print the same.
+func TestIBPortStatePeerByLID(t *testing.T) {
+	testbed.Require(t)
+	b := newLostBed(t, "fattree:k=4,n=2")
+	ib := &testbed.IBSim{SockName: os.Getenv("IBSIM_SOCKNAME")}
+	_, _, lid, _, err := b.f.PortState("ft-l0-0", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{fmt.Sprint(lid), "1"}, {fmt.Sprint(lid), "5", "query"}} {
+		cOut, cErr, cCode := testbed.RunC(t, ib, b.node, append([]string{"ibportstate"}, args...)...)
+		out, errOut, code := run(t, "", append([]string{"ibtool", "--fabric", "ibsim:" + b.node, "ibportstate"}, args...)...)
+		if cCode != 0 || !strings.Contains(cOut, "Peer PortInfo:") {
+			t.Fatalf("C ibportstate %v: exit %d\n%s%s", args, cCode, cOut, cErr)
+		}
+		if code != cCode || out != cOut {
+			t.Errorf("ibportstate %v: exit %d, C %d\nours:\n%s%s\nC:\n%s", args, code, cCode, out, errOut, cOut)
+		}
+	}
 }
