@@ -18,13 +18,7 @@ import (
 // Gets from level 2 (level 1 answers them with the key hidden); with it
 // everything is answered and the key shows.
 func TestWithMKey(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	f, err := Open(ctx, "sim:fattree:k=2,n=1", WithTimeout(20*time.Millisecond), WithRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	ctx, f := openShort(t)
 	const key = 0xFEEDC0DE
 	sw := ibpath.NewDR(0, 1).Route() // the leaf switch of the local port
 	keyed, err := New(ctx, mustAttach(t, f), WithMKey(key), WithTimeout(20*time.Millisecond), WithRetries(0))
@@ -66,6 +60,21 @@ func TestWithMKey(t *testing.T) {
 			t.Errorf("level %d: Get with the key: %v, M_Key %#x, level %d", level, err, got.MKey, got.MKeyProtectBits)
 		}
 	}
+}
+
+// openShort opens a switch and two CAs in process, with one try of 20 ms
+// per MAD, for tests that expect some MADs to go unanswered; both close
+// when the test ends.
+func openShort(t *testing.T) (context.Context, *Fabric) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	f, err := Open(ctx, "sim:fattree:k=2,n=1", WithTimeout(20*time.Millisecond), WithRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return ctx, f
 }
 
 func mustAttach(t *testing.T, f *Fabric) mad.Transport {

@@ -1,7 +1,6 @@
 package fabric
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -17,13 +16,7 @@ import (
 // far port (IBA 10.9.3) and is dropped there; one sent WithPKeyIndex(1)
 // is answered. SMPs are not partitioned and are answered either way.
 func TestWithPKeyIndex(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	f, err := Open(ctx, "sim:fattree:k=2,n=1", WithTimeout(20*time.Millisecond), WithRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	ctx, f := openShort(t)
 	setPKeys := func(r mad.Route, keys ...uint16) {
 		t.Helper()
 		var tbl iba.PKeyTable

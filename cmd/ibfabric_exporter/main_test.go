@@ -87,6 +87,23 @@ func get(t *testing.T, u string) string {
 	return string(b)
 }
 
+// scrapeNodes scrapes the exporter at addr until its metrics have the
+// nodes of a first discovery (node_up), at most 20 s.
+func scrapeNodes(t *testing.T, addr string) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		m := get(t, "http://"+addr+"/metrics")
+		if strings.Contains(m, "ibfabric_node_up{") {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no node_up after 20 s:\n%s", m)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // The program serves the landing page and metrics that promtool accepts,
 // on an in-process simulator, and stops with exit 0 when told to.
 func TestServeSim(t *testing.T) {
@@ -94,18 +111,7 @@ func TestServeSim(t *testing.T) {
 	if page := get(t, "http://"+addr+"/"); !strings.Contains(page, `href="/metrics"`) {
 		t.Errorf("landing page: %s", page)
 	}
-	var m string
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		m = get(t, "http://"+addr+"/metrics")
-		if strings.Contains(m, "ibfabric_node_up{") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no node_up after 20 s:\n%s", m)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	m := scrapeNodes(t, addr)
 	for _, want := range []string{"ibfabric_exporter_build_info{", "go_goroutines ", "process_resident_memory_bytes ", "ibfabric_port_receive_data_bytes_total{"} {
 		if !strings.Contains(m, want) {
 			t.Errorf("no %s in the metrics", want)
@@ -521,18 +527,7 @@ func TestDocs(t *testing.T) {
 // every PMA (IBA 10.9.3), so every node is exported with node_up 0.
 func TestPKeyIndexReachesTheReads(t *testing.T) {
 	addr := start(t, "--fabric", "sim:fattree:k=2,n=2", "--mad.pkey-index", "1", "--mad.timeout", "20ms", "--mad.retries", "0")
-	var m string
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		m = get(t, "http://"+addr+"/metrics")
-		if strings.Contains(m, "ibfabric_node_up{") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no node_up after 20 s:\n%s", m)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	m := scrapeNodes(t, addr)
 	nodes := 0
 	for _, line := range strings.Split(m, "\n") {
 		if strings.HasPrefix(line, "ibfabric_node_up{") {
