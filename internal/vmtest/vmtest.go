@@ -151,6 +151,22 @@ func indent(lines []string) string {
 	return "    " + strings.Join(lines, "\n    ")
 }
 
+// bootPanicked says whether a guest's kernel panicked before its command
+// started: a failed boot, not a test result. qemu's multi-threaded TCG
+// (no KVM) now and then trips the kernel's live code patching at boot
+// ("Oops: int3" in a static key's site), and a second boot goes through.
+func bootPanicked(res Result) bool {
+	if res.Started {
+		return false
+	}
+	for _, l := range res.BootConsole {
+		if strings.Contains(l, "Kernel panic - not syncing") {
+			return true
+		}
+	}
+	return false
+}
+
 // bootNote is the boot console of a guest that failed before its command
 // started, for the failure message.
 func bootNote(res Result) string {
@@ -248,6 +264,10 @@ func RunWith(t testing.TB, o Options) {
 		var hung *BootHangError
 		if attempt == 1 && errors.As(err, &hung) {
 			t.Logf("vmtest: %v; booting it once more. The first boot's console:\n%s", err, indent(hung.Console))
+			continue
+		}
+		if attempt == 1 && err != nil && bootPanicked(res) {
+			t.Logf("vmtest: the guest kernel panicked while booting, before its command started; booting it once more. The first boot's console:\n%s", indent(res.BootConsole))
 			continue
 		}
 		if err != nil {

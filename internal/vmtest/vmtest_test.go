@@ -453,3 +453,23 @@ func TestRunFailsTwiceHungBoot(t *testing.T) {
 		t.Errorf("qemu started %d times, want 2", n)
 	}
 }
+
+// TestBootPanicked: a kernel panic before the guest's command started is a
+// failed boot, booted once more; after the command started, or without a
+// panic, it is the test's result.
+func TestBootPanicked(t *testing.T) {
+	panicked := []string{"[    1.541657] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI", "[    1.551158] Kernel panic - not syncing: Fatal exception in interrupt"}
+	for _, tc := range []struct {
+		res  Result
+		want bool
+	}{
+		{Result{BootConsole: panicked}, true},
+		{Result{BootConsole: panicked, Started: true}, false},
+		{Result{BootConsole: []string{"[    0.9] VFS: Disk quotas dquot_6.6.0"}}, false},
+		{Result{}, false},
+	} {
+		if got := bootPanicked(tc.res); got != tc.want {
+			t.Errorf("bootPanicked(started %v, %d lines) = %v, want %v", tc.res.Started, len(tc.res.BootConsole), got, tc.want)
+		}
+	}
+}
