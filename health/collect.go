@@ -165,7 +165,6 @@ func Collect(ctx context.Context, f *fabric.Fabric, need Need, o Options) (*Data
 	// simulator, which is CPU-bound, it slowed the discovery as much as
 	// it saved.)
 	r := newReader(ctx, f.MAD, o)
-	lft := &lftReader{d: d, r: r, done: map[*subnet.Node]bool{}}
 	if need&NeedCounters != 0 {
 		o.stage("discovery and first counter sample")
 		res, err := perf.Sweep(ctx, f, perf.SweepOptions{Subnet: o.Subnet, Discover: dopt, MaxInFlight: o.MaxInFlight, PerNode: o.PerNode})
@@ -206,9 +205,7 @@ func Collect(ctx context.Context, f *fabric.Fabric, need Need, o Options) (*Data
 	}
 	if need&NeedLFT != 0 {
 		o.stage("forwarding tables")
-		for _, n := range d.Subnet.NodesOfType(iba.NodeTypeSwitch) {
-			lft.read(n)
-		}
+		d.readLFTs(r)
 	}
 	if need&NeedMFT != 0 {
 		d.readMFTs(r)
@@ -232,7 +229,6 @@ func Collect(ctx context.Context, f *fabric.Fabric, need Need, o Options) (*Data
 	if lossy != nil {
 		lossy()
 	}
-	lft.store()
 	if need&NeedLFT != 0 {
 		o.stage("routing analysis")
 		d.routing()
@@ -344,61 +340,28 @@ func portPath(s *subnet.Subnet, p *subnet.Port) subnet.DRPath {
 
 func nodeKey(n *subnet.Node) string { return n.GUID.String() + "/" + n.Path.String() }
 
-// lftReader reads switches' linear forwarding tables up to
-// SwitchInfo:LinearFDBTop into the subnet (IBA 14.2.5.10), each switch
-// once: as the discovery settles it, or after.
-type lftReader struct {
-	d      *Data
-	r      *reader
-	mu     sync.Mutex
-	done   map[*subnet.Node]bool
-	blocks []lftBlock // read, to go into the subnet once it is there
-}
-
-type lftBlock struct {
-	n    *subnet.Node
-	blk  int
-	data []byte
-}
-
-func (l *lftReader) read(n *subnet.Node) {
-	l.mu.Lock()
-	seen := l.done[n]
-	l.done[n] = true
-	l.mu.Unlock()
-	if seen {
-		return
-	}
-	d := l.d
-	if !n.HasSwitchInfo {
-		d.fail("LinearForwardingTable", n, 0, errors.New("no SwitchInfo"))
-		return
-	}
-	var si iba.SwitchInfo
-	_ = si.Unmarshal(n.SwitchInfo[:])
-	top := int(min(si.LinearFDBTop, 0xbfff))
-	path := append(subnet.DRPath(nil), n.Path...)
-	for blk := 0; blk <= top/64; blk++ {
-		l.r.get(nodeKey(n), path, iba.AttrIDLinearForwardingTable, uint32(blk), func(data []byte, err error) {
-			if err != nil {
-				d.fail("LinearForwardingTable", n, 0, fmt.Errorf("block %d: %w", blk, err))
-				return
-			}
-			l.mu.Lock()
-			l.blocks = append(l.blocks, lftBlock{n, blk, data})
-			l.mu.Unlock()
-		})
-	}
-}
-
-// store puts the blocks read into the subnet.
-func (l *lftReader) store() {
-	for _, b := range l.blocks {
-		if err := l.d.Subnet.SetLFTBlock(b.n, b.blk, b.data); err != nil {
-			l.d.fail("LinearForwardingTable", b.n, 0, fmt.Errorf("block %d: %w", b.blk, err))
+// readLFTs reads every switch's linear forwarding table up to
+// SwitchInfo:LinearFDBTop into the subnet (IBA 14.2.5.10).
+func (d *Data) readLFTs(r *reader) {
+	for _, n := range d.Subnet.NodesOfType(iba.NodeTypeSwitch) {
+		if !n.HasSwitchInfo {
+			d.fail("LinearForwardingTable", n, 0, errors.New("no SwitchInfo"))
+			continue
+		}
+		var si iba.SwitchInfo
+		_ = si.Unmarshal(n.SwitchInfo[:])
+		top := int(min(si.LinearFDBTop, 0xbfff))
+		for blk := 0; blk <= top/64; blk++ {
+			r.get(nodeKey(n), n.Path, iba.AttrIDLinearForwardingTable, uint32(blk), func(data []byte, err error) {
+				if err == nil {
+					err = d.Subnet.SetLFTBlock(n, blk, data)
+				}
+				if err != nil {
+					d.fail("LinearForwardingTable", n, 0, fmt.Errorf("block %d: %w", blk, err))
+				}
+			})
 		}
 	}
-	l.blocks = nil
 }
 
 // readMFTs reads the multicast forwarding tables (IBA 14.2.5.12): up to
