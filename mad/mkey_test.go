@@ -127,3 +127,22 @@ func TestClientPKeyIndex(t *testing.T) {
 		t.Errorf("P_Key indices sent: %v, want [3 7 0 0]", sent)
 	}
 }
+
+// TestUnanswered: the request of a timed-out or dropped RPC, wrapped or
+// not; nothing for any other error.
+func TestUnanswered(t *testing.T) {
+	req := []byte{1, 0x81, 1, 1}
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&mad.TimeoutError{Request: req}, true},
+		{fmt.Errorf("reading: %w", &mad.DroppedError{Request: req}), true},
+		{errors.New("other"), false},
+		{nil, false},
+	} {
+		if got := mad.Unanswered(tc.err); (got != nil) != tc.want || (got != nil && got[1] != 0x81) {
+			t.Errorf("Unanswered(%v) = %x", tc.err, got)
+		}
+	}
+}

@@ -353,6 +353,21 @@ func AsPacketError(err error) (PacketError, bool) {
 	return nil, false
 }
 
+// Unanswered gives the request of an RPC that got no reply: the Request
+// of a *TimeoutError or *DroppedError in err's chain; nil for any other
+// error.
+func Unanswered(err error) []byte {
+	var te *TimeoutError
+	var de *DroppedError
+	switch {
+	case errors.As(err, &te):
+		return te.Request
+	case errors.As(err, &de):
+		return de.Request
+	}
+	return nil
+}
+
 // MKeySuspect reports whether err is an SMP that went unanswered (a
 // *TimeoutError or *DroppedError of the SubnMgt classes) in the way an SMA
 // discards a request whose M_Key does not match its port's (IBA 14.2.4.1:
@@ -360,17 +375,7 @@ func AsPacketError(err error) (PacketError, bool) {
 // says whether the request was a SubnSet, for which a wrong or missing
 // M_Key is the likeliest cause; key is the M_Key the request carried.
 func MKeySuspect(err error) (suspect, set bool, key uint64) {
-	var req []byte
-	var te *TimeoutError
-	var de *DroppedError
-	switch {
-	case errors.As(err, &te):
-		req = te.Request
-	case errors.As(err, &de):
-		req = de.Request
-	default:
-		return false, false, 0
-	}
+	req := Unanswered(err)
 	if len(req) < offMKey+8 {
 		return false, false, 0
 	}

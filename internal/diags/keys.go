@@ -1,7 +1,6 @@
 package diags
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -119,15 +118,7 @@ func pkeyHint(err error, idx uint16) string {
 	if idx == 0 {
 		return ""
 	}
-	var te *mad.TimeoutError
-	var de *mad.DroppedError
-	var req []byte
-	switch {
-	case errors.As(err, &te):
-		req = te.Request
-	case errors.As(err, &de):
-		req = de.Request
-	}
+	req := mad.Unanswered(err)
 	if len(req) < 2 {
 		return ""
 	}
