@@ -8,27 +8,38 @@ import (
 // Numbers on command lines read as the C tools read them (strtoul, atoi),
 // so that every argument the C tools take means the same here.
 
-// cStrtoul reads a number as strtoul(s, NULL, 0) does: leading blanks, an
-// optional sign, 0x for hex, 0 for octal, and whatever digits follow; text
-// that is not a number reads as 0. The C tools read port numbers, masks and
-// ports lists this way, and junk after the digits is ignored.
-func cStrtoul(s string) uint64 {
+// cDigits splits s as strtol and strtoul (base 0) read it: leading
+// blanks and an optional sign, then 0x for hex, 0 for octal or decimal,
+// the digits of that base, and what follows them.
+func cDigits(s string) (neg bool, base uint64, digits, rest string) {
 	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	neg := false
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		neg = s[0] == '-'
 		s = s[1:]
 	}
-	base := uint64(10)
+	base = 10
 	switch {
 	case len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isDigit(s[2], 16):
 		base, s = 16, s[2:]
 	case len(s) > 1 && s[0] == '0':
 		base = 8
 	}
+	i := 0
+	for i < len(s) && isDigit(s[i], base) {
+		i++
+	}
+	return neg, base, s[:i], s[i:]
+}
+
+// cStrtoul reads a number as strtoul(s, NULL, 0) does: leading blanks, an
+// optional sign, 0x for hex, 0 for octal, and whatever digits follow; text
+// that is not a number reads as 0. The C tools read port numbers, masks and
+// ports lists this way, and junk after the digits is ignored.
+func cStrtoul(s string) uint64 {
+	neg, base, digits, _ := cDigits(s)
 	var n uint64
-	for i := 0; i < len(s) && isDigit(s[i], base); i++ {
-		d, _ := strconv.ParseUint(s[i:i+1], 16, 8)
+	for i := 0; i < len(digits); i++ {
+		d, _ := strconv.ParseUint(digits[i:i+1], 16, 8)
 		n = n*base + d
 	}
 	if neg {
@@ -41,28 +52,11 @@ func cStrtoul(s string) uint64 {
 // took all of s without overflow: at least one digit and nothing after
 // the digits, as the C tools check an option's value (-Y).
 func cStrtolExact(s string) (int64, bool) {
-	t := strings.TrimLeft(s, " \t\n\v\f\r")
-	neg := false
-	if t != "" && (t[0] == '+' || t[0] == '-') {
-		neg = t[0] == '-'
-		t = t[1:]
-	}
-	base := 10
-	switch {
-	case len(t) > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') && isDigit(t[2], 16):
-		base, t = 16, t[2:]
-	case len(t) > 1 && t[0] == '0':
-		base, t = 8, t[1:]
-	}
-	if t == "" {
+	neg, base, digits, rest := cDigits(s)
+	if digits == "" || rest != "" {
 		return 0, false
 	}
-	for i := 0; i < len(t); i++ {
-		if !isDigit(t[i], uint64(base)) {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(t, base, 64)
+	n, err := strconv.ParseInt(digits, int(base), 64)
 	if err != nil {
 		return 0, false
 	}
