@@ -187,10 +187,11 @@ func parseRate(s string) (gbps float64, width int, speed string) {
 		return gbps, 0, ""
 	}
 	w, sp, _ := strings.Cut(rest[1:len(rest)-1], "X")
-	width, err = strconv.Atoi(w)
-	if err != nil {
+	n, err := strconv.ParseUint(w, 10, 8)
+	if err != nil || n == 0 {
 		return gbps, 0, ""
 	}
+	width = int(n)
 	return gbps, width, strings.TrimSpace(sp)
 }
 
