@@ -6,30 +6,23 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rdmakit/rdmakit/iba"
-	"github.com/rdmakit/rdmakit/ibpath"
-	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/namemap"
 	"github.com/rdmakit/rdmakit/subnet"
+	"github.com/rdmakit/rdmakit/traceroute"
 )
 
 func init() {
 	register(command{name: "ibtracert", make: newIBTracert})
 }
 
-// ibtracert follows the forwarding tables hop by hop with directed route
-// SMPs, as infiniband-diags' ibtracert.c does: NodeInfo, NodeDescription
-// and PortInfo of every node on the way, SwitchInfo and one LFT (or MFT)
-// block of every switch. Its walks, messages and output are the C tool's.
-
-// traceMaxHops is ibtracert's MAXHOPS.
-const traceMaxHops = 63
+// ibtracert resolves its addresses, has package traceroute follow the
+// forwarding tables as infiniband-diags' ibtracert.c does, and prints the
+// route, its messages and its failures as the C tool does.
 
 // TraceResult is what ibtracert found: one route per source and
 // destination pair (several with --ports-file).
@@ -145,14 +138,15 @@ func runIBTracert(e *Env, f *ibtracertFlags, multicast bool, args []string) erro
 		return err
 	}
 	s.names = names
-	tr := &tracer{e: e, s: s, f: f, names: names, dump: 2, visited: map[iba.GUID]bool{}, out: e.Stdout}
+	tr := &tracer{e: e, s: s, f: f, names: names, dump: 2, out: e.Stdout}
+	tr.tr = traceroute.Tracer{Getter: s, Force: f.force}
 	if e.JSON {
 		tr.out = io.Discard
 	}
 	if f.brief {
 		tr.dump = 1
 	}
-	if tr.timeout, err = e.madTimeout(); err != nil {
+	if tr.tr.Timeout, err = e.madTimeout(); err != nil {
 		return err
 	}
 	if f.df.cache != "" || f.df.cmd.Flags().Changed("discovery") {
@@ -263,14 +257,14 @@ func portsFileLine(text string) (src, dst string, ok bool, why string) {
 	return "", "", false, fmt.Sprintf("%d words, want a source and a destination address", len(fields))
 }
 
-// tracer is one ibtracert run: its flags and the state the C tool keeps
-// across the routes of a ports file.
+// tracer is one ibtracert run: its flags, the address resolution and the
+// renderer of the routes traceroute.Tracer finds.
 type tracer struct {
-	e       *Env
-	s       *session
-	f       *ibtracertFlags
-	names   *namemap.Map
-	timeout time.Duration
+	e     *Env
+	s     *session
+	f     *ibtracertFlags
+	names *namemap.Map
+	tr    traceroute.Tracer
 	// sn, with --discovery or --cache, is the subnet targets are looked
 	// up in (rep how its discovery went).
 	sn        *subnet.Subnet
@@ -279,137 +273,10 @@ type tracer struct {
 	multicast bool
 	mlid      int
 	out       io.Writer
-	route     *TraceRoute
-
-	// The multicast search's node table and distance lists (static in
-	// the C tool, so shared by the routes of a ports file).
-	visited    map[iba.GUID]bool
-	nodesDist  [traceMaxHops][]*trNode
-	targetGUID iba.GUID
-}
-
-// trPortid is libibmad's ib_portid_t as ibtracert uses it: a LID, or a
-// directed route from the local port when the LID is 0. A portid with
-// both is sent LID routed (its DrSLID and DrDLID are 0).
-type trPortid struct {
-	lid uint16
-	dr  []byte // the out ports after the leading 0
-}
-
-func (p *trPortid) clone() trPortid {
-	return trPortid{lid: p.lid, dr: append([]byte(nil), p.dr...)}
-}
-
-// extend is extend_dpath.
-func (p *trPortid) extend(port int) bool {
-	if len(p.dr)+1+2 >= 64 {
-		return false
-	}
-	p.dr = append(p.dr, byte(port))
-	return true
-}
-
-func (p *trPortid) String() string {
-	if p.lid != 0 {
-		return fmt.Sprintf("Lid %d", p.lid)
-	}
-	hops := []string{"0"}
-	for _, h := range p.dr {
-		hops = append(hops, strconv.Itoa(int(h)))
-	}
-	return "DR path slid 0; dlid 0; " + strings.Join(hops, ",")
-}
-
-func (t *tracer) target(p *trPortid) mad.Target {
-	if p.lid != 0 {
-		return mad.Route{Addr: mad.Addr{LID: p.lid}, Timeout: t.timeout}
-	}
-	dr := ibpath.NewDR(append([]byte{0}, p.dr...)...)
-	r := dr.Route()
-	r.Timeout = t.timeout
-	return r
-}
-
-func (t *tracer) get(p *trPortid, a iba.Attribute, mod uint32) error {
-	return t.s.SubnGet(t.e.Ctx, t.target(p), a, mod)
 }
 
 func (t *tracer) warn(fn, format string, a ...any) {
 	fmt.Fprintf(t.e.Stderr, "ibwarn: [%d] %s: %s\n", os.Getpid(), fn, fmt.Sprintf(format, a...))
-}
-
-type trPort struct {
-	portGUID  iba.GUID
-	portNum   int
-	lid       int
-	lmc       int
-	state     int
-	physState int
-	remote    *trPort
-}
-
-type trNode struct {
-	guid     iba.GUID
-	typ      iba.NodeType
-	numPorts int
-	desc     string
-	ports    []*trPort // newest first (link_port)
-	path     trPortid
-	dist     int
-	upport   int
-	upnode   *trNode
-}
-
-type trSwitch struct {
-	linearCap, linearTop, enhSP0 int
-}
-
-// getNode is get_node: NodeInfo, NodeDescription and PortInfo of the port
-// the SMP arrives on.
-func (t *tracer) getNode(node *trNode, port *trPort, p *trPortid) error {
-	var ni iba.NodeInfo
-	if err := t.get(p, &ni, 0); err != nil {
-		return err
-	}
-	var nd iba.NodeDescription
-	if err := t.get(p, &nd, 0); err != nil {
-		return err
-	}
-	var pi iba.PortInfo
-	if err := t.get(p, &pi, 0); err != nil {
-		return err
-	}
-	node.guid, node.typ, node.numPorts = ni.NodeGUID, ni.NodeType, int(ni.NumPorts)
-	node.desc = namemap.Clean(nd.NodeString[:])
-	port.portGUID, port.portNum = ni.PortGUID, int(ni.LocalPortNum)
-	port.lid, port.lmc, port.state = int(pi.LID), int(pi.LMC), int(pi.PortState)
-	return nil
-}
-
-// switchLookup is switch_lookup: the LFT entry of lid, -1 when it cannot
-// be read or lies beyond the table.
-func (t *tracer) switchLookup(sw *trSwitch, p *trPortid, lid int) int {
-	var si iba.SwitchInfo
-	if err := t.get(p, &si, 0); err != nil {
-		return -1
-	}
-	sw.linearCap, sw.linearTop, sw.enhSP0 = int(si.LinearFDBCap), int(si.LinearFDBTop), int(si.EnhancedPort0)
-	if lid >= sw.linearCap && lid > sw.linearTop {
-		return -1
-	}
-	var lft iba.LinearForwardingTable
-	if err := t.get(p, &lft, uint32(lid/64)); err != nil {
-		return -1
-	}
-	return int(lft.PortBlock[lid%64])
-}
-
-func (t *tracer) samePort(a, b *trPort) bool {
-	return a.portGUID == b.portGUID || (t.f.force && a.lid == b.lid)
-}
-
-func portInactive(node *trNode, port *trPort, sw *trSwitch) bool {
-	return port.state != int(iba.PortStateActive) && (node.typ != iba.NodeTypeSwitch || sw.enhSP0 != 0)
 }
 
 // trNodeType is ibtracert's node_type_str.
@@ -429,401 +296,117 @@ func trNodeType(t iba.NodeType) string {
 	return "???"
 }
 
-func (t *tracer) name(n *trNode) string {
-	return t.names.Name(n.guid, n.desc)
+// trHopKinds are the JSON kinds of traceroute's hops; a multicast
+// search's circle is "err: circle discovered at", as ibtracert prints it.
+var trHopKinds = map[traceroute.HopKind]string{traceroute.From: "from", traceroute.Through: "hop", traceroute.To: "to"}
+
+const trCircle = "ERR: circle discovered at"
+
+func (t *tracer) jsonHop(kind string, h traceroute.Hop) TraceHop {
+	j := TraceHop{Kind: kind, NodeType: trNodeType(h.NodeType), NodeGUID: fmt.Sprintf("0x%016x", uint64(h.NodeGUID)),
+		PortNum: h.PortNum, LID: h.LID, LastLID: h.LastLID(), Name: t.names.Name(h.NodeGUID, h.Desc)}
+	if h.Kind == traceroute.Through && kind != strings.ToLower(trCircle) {
+		out := h.OutPort
+		j.OutPort = &out
+	}
+	if h.PortGUID != 0 {
+		j.PortGUID = fmt.Sprintf("0x%016x", uint64(h.PortGUID))
+	}
+	return j
 }
 
-func (t *tracer) hop(kind string, out *int, node *trNode, portGUID iba.GUID, portNum, lid, lmc int) {
-	if t.route == nil {
-		return
+// render prints a route as ibtracert does (dump_endnode and dump_route for
+// a unicast route, dump_mcpath for a multicast one, after the circles its
+// search met), its warnings on stderr, and records its hops for --json.
+func (t *tracer) render(r *traceroute.Route, rt *TraceRoute) {
+	for _, h := range r.Circles {
+		rt.Hops = append(rt.Hops, t.jsonHop(strings.ToLower(trCircle), h))
+		t.endnode(2, trCircle, h)
 	}
-	h := TraceHop{Kind: kind, OutPort: out, NodeType: trNodeType(node.typ), NodeGUID: fmt.Sprintf("0x%016x", uint64(node.guid)),
-		PortNum: portNum, LID: lid, LastLID: lid + 1<<lmc - 1, Name: t.name(node)}
-	if portGUID != 0 {
-		h.PortGUID = fmt.Sprintf("0x%016x", uint64(portGUID))
+	for _, h := range r.Hops {
+		rt.Hops = append(rt.Hops, t.jsonHop(trHopKinds[h.Kind], h))
+		name := t.names.Name(h.NodeGUID, h.Desc)
+		switch {
+		case h.Kind != traceroute.Through && t.multicast:
+			prompt := "From"
+			if h.Kind == traceroute.To {
+				prompt = "To"
+			}
+			fmt.Fprintf(t.out, "%s %s 0x%x port %d lid %d-%d \"%s\"\n", prompt, trNodeType(h.NodeType), uint64(h.NodeGUID), h.PortNum, h.LID, h.LastLID(), name)
+		case h.Kind == traceroute.From:
+			t.endnode(t.dump, "From", h)
+		case h.Kind == traceroute.To:
+			t.endnode(t.dump, "To", h)
+		case t.multicast && t.dump == 1:
+			fmt.Fprintf(t.out, "[%d] -> %s {0x%016x}[%d]\n", h.OutPort, trNodeType(h.NodeType), uint64(h.NodeGUID), h.PortNum)
+		case t.multicast:
+			fmt.Fprintf(t.out, "[%d] -> %s 0x%x[%d] lid %d \"%s\"\n", h.OutPort, trNodeType(h.NodeType), uint64(h.NodeGUID), h.PortNum, h.LID, name)
+		case t.dump == 1:
+			fmt.Fprintf(t.out, "[%d] -> {0x%016x}[%d]\n", h.OutPort, uint64(h.PortGUID), h.PortNum)
+		default:
+			fmt.Fprintf(t.out, "[%d] -> %s port {0x%016x}[%d] lid %d-%d \"%s\"\n", h.OutPort, trNodeType(h.NodeType),
+				uint64(h.PortGUID), h.PortNum, h.LID, h.LastLID(), name)
+		}
 	}
-	t.route.Hops = append(t.route.Hops, h)
+	for _, w := range r.Warnings {
+		t.warn(w.Func, "%s", w.Msg)
+	}
 }
 
-// dumpEndnode is dump_endnode.
-func (t *tracer) dumpEndnode(dump int, prompt string, node *trNode, port *trPort) {
-	if dump == 0 {
-		return
-	}
-	pn := port.portNum
-	if node.typ == iba.NodeTypeSwitch {
-		pn = 0
-	}
-	t.hop(strings.ToLower(prompt), nil, node, 0, pn, port.lid, port.lmc)
+// endnode is dump_endnode.
+func (t *tracer) endnode(dump int, prompt string, h traceroute.Hop) {
 	if dump == 1 {
-		fmt.Fprintf(t.out, "%s {0x%016x}[%d]\n", prompt, uint64(node.guid), pn)
+		fmt.Fprintf(t.out, "%s {0x%016x}[%d]\n", prompt, uint64(h.NodeGUID), h.PortNum)
 		return
 	}
-	fmt.Fprintf(t.out, "%s %s {0x%016x} portnum %d lid %d-%d \"%s\"\n", prompt, trNodeType(node.typ), uint64(node.guid),
-		pn, port.lid, port.lid+1<<port.lmc-1, t.name(node))
-}
-
-// dumpRoute is dump_route.
-func (t *tracer) dumpRoute(dump int, node *trNode, outport int, port *trPort) {
-	if dump == 0 {
-		return
-	}
-	op := outport
-	t.hop("hop", &op, node, port.portGUID, port.portNum, port.lid, port.lmc)
-	if dump == 1 {
-		fmt.Fprintf(t.out, "[%d] -> {0x%016x}[%d]\n", outport, uint64(port.portGUID), port.portNum)
-		return
-	}
-	fmt.Fprintf(t.out, "[%d] -> %s port {0x%016x}[%d] lid %d-%d \"%s\"\n", outport, trNodeType(node.typ),
-		uint64(port.portGUID), port.portNum, port.lid, port.lid+1<<port.lmc-1, t.name(node))
-}
-
-// findRoute is find_route: from follows the LFTs towards to.lid, its
-// directed route growing hop by hop.
-func (t *tracer) findRoute(from, to *trPortid, dump int) error {
-	const fn = "find_route"
-	var fromNode, toNode, next trNode
-	var fromPort, toPort, nextPort trPort
-	var sw trSwitch
-	maxHops := traceMaxHops
-	outport, nextOut := 255, 255
-	if t.getNode(&fromNode, &fromPort, from) != nil || t.getNode(&toNode, &toPort, to) != nil {
-		t.warn(fn, "can't reach to/from ports")
-		if !t.f.force {
-			return errTraceFailed
-		}
-		if to.lid > 0 {
-			toPort.lid = int(to.lid)
-		}
-		t.warn(fn, "Force: look for lid %d", to.lid)
-	}
-	node, port := &fromNode, &fromPort
-	portnum := port.portNum
-	t.dumpEndnode(dump, "From", node, port)
-	badTable := func() error {
-		t.warn(fn, "Bad forwarding table entry found at: node \"%s\" lid entry %d is %d (top %d)", node.desc, to.lid, outport, sw.linearTop)
-		return errTraceFailed
-	}
-	badPath := func() error {
-		t.warn(fn, "Direct path too long!")
-		return errTraceFailed
-	}
-	if node.typ == iba.NodeTypeSwitch {
-		nextOut = t.switchLookup(&sw, from, int(to.lid))
-		if nextOut < 0 || nextOut > node.numPorts {
-			outport = nextOut
-			return badTable()
-		}
-	}
-	for {
-		// while (maxhops--)
-		if maxHops == 0 {
-			maxHops = -1
-			break
-		}
-		maxHops--
-		if portInactive(node, port, &sw) {
-			t.warn(fn, "Bad port state found: node \"%s\" port %d state %d", node.desc, portnum, port.state)
-			return errTraceFailed
-		}
-		if t.samePort(port, &toPort) {
-			break
-		}
-		if node.typ == iba.NodeTypeSwitch {
-			outport = nextOut
-			if !from.extend(outport) {
-				return badPath()
-			}
-			if t.getNode(&next, &nextPort, from) != nil {
-				t.warn(fn, "can't reach port at %s", from)
-				return errTraceFailed
-			}
-			if outport == 0 {
-				if !t.samePort(&nextPort, &toPort) {
-					return badTable()
-				}
-				break
-			}
-		} else if node.typ == iba.NodeTypeCA || node.typ == iba.NodeTypeRouter {
-			caSrc := false
-			outport = portnum
-			if !t.samePort(port, &fromPort) {
-				t.warn(fn, "can't continue: reached CA or router port %x, lid %d", uint64(port.portGUID), port.lid)
-				return errTraceFailed
-			}
-			// At the source CA or router: one hop back to (one hopes) a
-			// switch.
-			back := 0
-			if len(from.dr) > 0 {
-				back = int(from.dr[len(from.dr)-1])
-				from.dr = from.dr[:len(from.dr)-1]
-			} else {
-				caSrc = true
-				if portnum != 0 && !from.extend(portnum) {
-					return badPath()
-				}
-			}
-			if t.getNode(&next, &nextPort, from) != nil {
-				t.warn(fn, "can't reach port at %s", from)
-				return errTraceFailed
-			}
-			if !caSrc {
-				// The port number as seen from the CA's side: the hop
-				// just taken back.
-				nextPort.portNum = back
-			}
-		}
-		if next.typ == iba.NodeTypeSwitch {
-			nextOut = t.switchLookup(&sw, from, int(to.lid))
-			if nextOut < 0 || nextOut > next.numPorts {
-				outport = nextOut
-				return badTable()
-			}
-		}
-		port = &nextPort
-		if portInactive(&next, port, &sw) {
-			t.warn(fn, "Bad out port state found: node \"%s\" outport %d state %d", node.desc, outport, port.state)
-			return errTraceFailed
-		}
-		node = &next
-		portnum = port.portNum
-		t.dumpRoute(dump, node, outport, port)
-	}
-	if maxHops <= 0 {
-		t.warn(fn, "no route found after %d hops", traceMaxHops)
-		return errTraceFailed
-	}
-	t.dumpEndnode(dump, "To", node, port)
-	return nil
-}
-
-// getPort is get_port: PortInfo of port num of the node at p.
-func (t *tracer) getPort(port *trPort, num int, p *trPortid) error {
-	port.portNum = num
-	var pi iba.PortInfo
-	if err := t.get(p, &pi, uint32(num)); err != nil {
-		return err
-	}
-	port.lid, port.lmc = int(pi.LID), int(pi.LMC)
-	port.state, port.physState = int(pi.PortState), int(pi.PortPhysicalState)
-	return nil
-}
-
-// newNode is new_node: 1 when the port is the target, -1 for a node seen
-// before, else 0 with the node queued at its distance.
-func (t *tracer) newNode(node *trNode, port *trPort, p *trPortid, dist int) int {
-	if port.portGUID == t.targetGUID {
-		node.dist = -1
-		node.ports = append([]*trPort{port}, node.ports...)
-		return 1
-	}
-	if t.visited[node.guid] {
-		return -1
-	}
-	t.visited[node.guid] = true
-	node.ports = append([]*trPort{port}, node.ports...)
-	node.dist = dist
-	node.path = p.clone()
-	t.nodesDist[dist] = append([]*trNode{node}, t.nodesDist[dist]...)
-	return 0
-}
-
-// switchMCLookup is switch_mclookup: the ports (0..255) the switch
-// forwards mlid to. Like the C tool it reads (NumPorts+15)/16 port
-// positions, so on a switch with a multiple of 16 ports the last is not
-// seen.
-func (t *tracer) switchMCLookup(node *trNode, p *trPortid, mlid int) ([256]bool, error) {
-	var m [256]bool
-	var si iba.SwitchInfo
-	if err := t.get(p, &si, 0); err != nil {
-		return m, err
-	}
-	mlid -= subnet.MinMulticastLID
-	if mlid < 0 || mlid >= int(si.MulticastFDBCap) {
-		return m, errors.New("mlid beyond the multicast table")
-	}
-	block := uint32(mlid / 32)
-	for set := 0; set < (node.numPorts+15)/16; set++ {
-		var mft iba.MulticastForwardingTable
-		if err := t.get(p, &mft, block|uint32(set)<<28); err != nil {
-			return m, err
-		}
-		mask := mft.PortMaskBlock[mlid%32]
-		for i := 0; i < 16; i++ {
-			if mask&(1<<i) != 0 {
-				m[set*16+i] = true
-			}
-		}
-	}
-	return m, nil
-}
-
-// findMCPath is find_mcpath: a breadth-first search from the source along
-// the ports the switches forward mlid to, until the target port.
-func (t *tracer) findMCPath(from *trPortid, mlid int) *trNode {
-	const fn = "find_mcpath"
-	node, port := &trNode{}, &trPort{}
-	if t.getNode(node, port, from) != nil {
-		t.warn(fn, "can't reach node %s", from)
-		return nil
-	}
-	if r := t.newNode(node, port, from, 0); r > 0 {
-		if node.typ != iba.NodeTypeSwitch {
-			t.warn(fn, "ibtracert from CA to CA is unsupported")
-			return nil
-		}
-		m, err := t.switchMCLookup(node, from, mlid)
-		if err != nil || !m[0] {
-			return nil
-		}
-		return node
-	}
-	leafport := 0
-	for dist := 0; dist < traceMaxHops; dist++ {
-		for _, node := range t.nodesDist[dist] {
-			path := &node.path
-			var m [256]bool
-			if node.typ != iba.NodeTypeSwitch {
-				if dist != 0 {
-					continue
-				}
-				if len(path.dr) > 0 {
-					leafport = int(path.dr[len(path.dr)-1])
-				}
-				m[port.portNum] = true
-				node.upport = 0
-			} else {
-				if dist == 1 && leafport != 0 {
-					node.upport = leafport
-				}
-				var err error
-				if m, err = t.switchMCLookup(node, path, mlid); err != nil {
-					t.warn(fn, "skipping bad Switch 0x%x", uint64(node.guid))
-					continue
-				}
-			}
-			for i := 1; i <= node.numPorts; i++ {
-				if !m[i] || i == node.upport {
-					continue
-				}
-				if dist == 0 && leafport != 0 {
-					if len(from.dr) > 0 && len(path.dr) > 0 {
-						path.dr = path.dr[:len(path.dr)-1]
-					}
-				} else {
-					port = &trPort{}
-					if t.getPort(port, i, path) != nil {
-						t.warn(fn, "can't reach node %s port %d", path, i)
-						return nil
-					}
-					if port.physState != int(iba.PhysPortStateLinkUp) {
-						continue
-					}
-					if !path.extend(i) {
-						return nil
-					}
-				}
-				remote, remotePort := &trNode{}, &trPort{}
-				if t.getNode(remote, remotePort, path) != nil {
-					t.warn(fn, "NodeInfo on %s port %d failed, skipping port", path, i)
-					if len(path.dr) > 0 {
-						path.dr = path.dr[:len(path.dr)-1]
-					}
-					continue
-				}
-				remote.upnode = node
-				remote.upport = remotePort.portNum
-				remotePort.remote = port
-				r := t.newNode(remote, remotePort, path, dist+1)
-				if r > 0 {
-					return remote
-				}
-				if r < 0 && remote.typ == iba.NodeTypeSwitch {
-					t.dumpEndnode(2, "ERR: circle discovered at", remote, remotePort)
-				}
-				if len(path.dr) > 0 {
-					path.dr = path.dr[:len(path.dr)-1]
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// dumpMCPath is dump_mcpath: the route from the root to node.
-func (t *tracer) dumpMCPath(node *trNode) {
-	if node.upnode != nil {
-		t.dumpMCPath(node.upnode)
-	}
-	p := node.ports[0]
-	name := t.name(node)
-	if node.dist == 0 {
-		t.hop("from", nil, node, p.portGUID, p.portNum, p.lid, p.lmc)
-		fmt.Fprintf(t.out, "From %s 0x%x port %d lid %d-%d \"%s\"\n", trNodeType(node.typ), uint64(node.guid), p.portNum, p.lid, p.lid+1<<p.lmc-1, name)
-		return
-	}
-	out := 0
-	if p.remote != nil {
-		out = p.remote.portNum
-	}
-	t.hop("hop", &out, node, p.portGUID, node.upport, p.lid, 0)
-	if t.dump == 1 {
-		fmt.Fprintf(t.out, "[%d] -> %s {0x%016x}[%d]\n", out, trNodeType(node.typ), uint64(node.guid), node.upport)
-	} else {
-		fmt.Fprintf(t.out, "[%d] -> %s 0x%x[%d] lid %d \"%s\"\n", out, trNodeType(node.typ), uint64(node.guid), node.upport, p.lid, name)
-	}
-	if node.dist < 0 {
-		t.hop("to", nil, node, p.portGUID, p.portNum, p.lid, p.lmc)
-		fmt.Fprintf(t.out, "To %s 0x%x port %d lid %d-%d \"%s\"\n", trNodeType(node.typ), uint64(node.guid), p.portNum, p.lid, p.lid+1<<p.lmc-1, name)
-	}
+	fmt.Fprintf(t.out, "%s %s {0x%016x} portnum %d lid %d-%d \"%s\"\n", prompt, trNodeType(h.NodeType), uint64(h.NodeGUID),
+		h.PortNum, h.LID, h.LastLID(), t.names.Name(h.NodeGUID, h.Desc))
 }
 
 // resolve is resolve_portid_str for ibtracert's addresses, to a LID: a
 // LID, a port GUID (-G, or 0x and 16 hex digits), a GID, a directed route
 // (-D, or a list of ports: to the LID of the port it reaches), a path spec
 // or a node's name (session.parseTarget).
-func (t *tracer) resolve(arg string) (trPortid, error) {
+func (t *tracer) resolve(arg string) (uint16, error) {
 	a := &addrFlags{guid: t.f.guid, lid: t.f.lid, direct: t.f.direct}
 	if t.sn != nil {
 		p, err := findInSubnet(t.sn, t.rep, arg, a, t.names)
 		if err != nil {
-			return trPortid{}, err
+			return 0, err
 		}
 		if p.BaseLID < 1 || p.BaseLID > subnet.MaxUnicastLID {
-			return trPortid{}, fmt.Errorf("%s has no unicast LID", arg)
+			return 0, fmt.Errorf("%s has no unicast LID", arg)
 		}
-		return trPortid{lid: p.BaseLID}, nil
+		return p.BaseLID, nil
 	}
 	p, err := t.s.parseTarget(arg, a)
 	if err != nil {
-		return trPortid{}, err
+		return 0, err
 	}
 	lid, err := t.s.res.LID(t.e.Ctx, p)
 	if err != nil {
-		return trPortid{}, err
+		return 0, err
 	}
 	if lid < 1 || lid > subnet.MaxUnicastLID {
-		return trPortid{}, fmt.Errorf("LID %d is not a unicast LID", lid)
+		return 0, fmt.Errorf("LID %d is not a unicast LID", lid)
 	}
-	return trPortid{lid: lid}, nil
+	return lid, nil
 }
 
-// getRoute is get_route; with srcArg empty the route starts at the local
-// port (python-rdma's one-argument form).
+// getRoute is get_route: the addresses resolved, the route traced and
+// printed; with srcArg empty the route starts at the local port
+// (python-rdma's one-argument form).
 func (t *tracer) getRoute(srcArg, dstArg string) (*TraceRoute, error) {
-	const fn = "get_route"
 	rt := &TraceRoute{Source: srcArg, Destination: dstArg}
 	if srcArg == "" {
 		rt.Source = "local port " + t.s.local.Name
 	}
-	t.route = rt
-	defer func() { t.route = nil }()
 	failed := func(format string, a ...any) (*TraceRoute, error) {
-		t.warn(fn, format, a...)
+		t.warn("get_route", format, a...)
 		rt.Error = fmt.Sprintf(format, a...)
 		return rt, errTraceFailed
 	}
-	var src trPortid
+	var src uint16
 	if srcArg != "" {
 		var err error
 		if src, err = t.resolve(srcArg); err != nil {
@@ -834,43 +417,18 @@ func (t *tracer) getRoute(srcArg, dstArg string) (*TraceRoute, error) {
 	if err != nil {
 		return failed("can't resolve destination port %s", dstArg)
 	}
-	if srcArg != "" {
-		// First a directed route to the source port, silently.
-		var my trPortid
-		saved := t.route
-		t.route = nil
-		err := t.findRoute(&my, &src, 0)
-		t.route = saved
-		if err != nil {
-			return failed("can't find a route to the src port")
-		}
-		src = my
-	}
-	if !t.multicast {
-		if err := t.findRoute(&src, &dst, t.dump); err != nil {
-			return failed("can't find a route from src to dest")
-		}
-		return rt, nil
-	}
-	rt.MLID = t.mlid
-	if t.mlid < subnet.MinMulticastLID {
-		t.warn(fn, "invalid MLID; must be 0xc000 or larger")
-	}
-	var toNode trNode
-	var toPort trPort
-	if t.getNode(&toNode, &toPort, &dst) != nil {
-		t.warn("find_target_portguid", "can't find to port\n")
-		t.targetGUID = ^iba.GUID(0)
+	var r *traceroute.Route
+	if t.multicast {
+		r, err = t.tr.Multicast(t.e.Ctx, src, dst, t.mlid)
+		rt.MLID = r.MLID
 	} else {
-		t.targetGUID = toPort.portGUID
+		r, err = t.tr.Unicast(t.e.Ctx, src, dst)
 	}
-	if t.targetGUID == 0 {
-		return failed("can't reach target lid %d", dst.lid)
+	t.render(r, rt)
+	var te *traceroute.Error
+	if errors.As(err, &te) {
+		rt.Error = te.Msg
+		return rt, errTraceFailed
 	}
-	end := t.findMCPath(&src, t.mlid)
-	if end == nil {
-		return failed("can't find a multicast route from src to dest")
-	}
-	t.dumpMCPath(end)
-	return rt, nil
+	return rt, err
 }
