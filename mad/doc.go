@@ -13,5 +13,7 @@
 // its callback returns.
 //
 // ExampleClient_Do sends any RPC by its IBA name with fields set by name;
-// Example_errorLevels shows an error at the three levels of ibtool -v.
+// Example_errorLevels shows an error at the three levels of ibtool -v;
+// ExampleClient_CongestionGet reads and writes congestion control
+// attributes (ibccquery, ibccconfig).
 package mad

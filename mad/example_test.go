@@ -99,3 +99,38 @@ func Example_errorLevels() {
 	//     SMPFormatDirected GetResp(0x81) SubnMgtDirected(129.1) PortInfo(0x15)
 	// status code 7: Invalid attribute or modifier value
 }
+
+// Congestion control (IBA annex A10), as ibccquery and ibccconfig do it:
+// what a switch supports, then its congestion setting written and read
+// back. CongestionGet and CongestionSet take any of iba's congestion
+// structures; ibtool ibccquery prints them in libibmad's format.
+func ExampleClient_CongestionGet() {
+	ctx := context.Background()
+	f, err := fabric.Open(ctx, "sim:fattree:k=4,n=2")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	sw := mad.Route{Addr: mad.Addr{LID: 1}} // a leaf switch
+	var info iba.CongestionInfo
+	if err := f.MAD.CongestionGet(ctx, sw, &info, 0); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("CongestionInfo %#x, control table blocks %d\n", info.CongestionInfo, info.ControlTableCap)
+	set := iba.SwitchCongestionSetting{ControlMap: 0x2, Threshold: 0xf, MarkingRate: 10}
+	if err := f.MAD.CongestionSet(ctx, sw, &set, 0); err != nil {
+		fmt.Println(err)
+		return
+	}
+	var got iba.SwitchCongestionSetting
+	if err := f.MAD.CongestionGet(ctx, sw, &got, 0); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("Threshold %#x, Marking_Rate %d\n", got.Threshold, got.MarkingRate)
+	// Output:
+	// CongestionInfo 0x1, control table blocks 2
+	// Threshold 0xf, Marking_Rate 10
+}
