@@ -204,10 +204,11 @@ func (p *portid) clone() portid {
 	return portid{lid: p.lid, dr: append([]byte(nil), p.dr...)}
 }
 
-// extend adds a hop; false when the route would be longer than a DR SMP
-// holds (libibmad's extend_dpath).
+// extend adds a hop; false when the route already has 62 (ibtracert's
+// extend_dpath: its path count plus 2 must stay below the 64 bytes of
+// ib_dr_path_t).
 func (p *portid) extend(port int) bool {
-	if len(p.dr)+1+2 >= 64 {
+	if len(p.dr)+2 >= 64 {
 		return false
 	}
 	p.dr = append(p.dr, byte(port))
@@ -534,7 +535,10 @@ func (r *run) findMCPath(ctx context.Context, from *portid, mlid int) *node {
 		return n
 	}
 	leafport := 0
-	for dist := 0; dist < MaxHops; dist++ {
+	// The nodes of the last distance are not expanded: their neighbours
+	// would lie beyond MaxHops (and a directed route that long cannot be
+	// sent).
+	for dist := 0; dist < MaxHops-1; dist++ {
 		for _, n := range t.nodesDist[dist] {
 			path := &n.path
 			var m [256]bool

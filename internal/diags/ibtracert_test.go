@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmakit/rdmakit/internal/testbed"
+	"github.com/rdmakit/rdmakit/sim/topo"
 )
 
 // TestIBTracertLive compares ibtracert with the C ibtracert on the fat
@@ -148,4 +150,89 @@ func FuzzPortsFileLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestIBTracertLongRoutes compares ibtracert on a chain of 60 switches
+// with a host at each end. From the far host the route back needs more
+// than the 62 hops a directed route may grow to (ibtracert's
+// extend_dpath), so the C tool and ours must stop at the same hop.
+func TestIBTracertLongRoutes(t *testing.T) { eachRelease(t, testIBTracertLongRoutes) }
+
+func testIBTracertLongRoutes(t *testing.T, p peers) {
+	const switches = 60
+	var b strings.Builder
+	for i := 1; i <= switches; i++ {
+		fmt.Fprintf(&b, "Switch 4 \"S-%d\"\n", i)
+		if i == 1 {
+			fmt.Fprintf(&b, "[1] %q[1]\n", liveHost)
+		} else {
+			fmt.Fprintf(&b, "[2] \"S-%d\"[3]\n", i-1)
+		}
+		if i == switches {
+			b.WriteString("[1] \"H-1\"[1]\n")
+		} else {
+			fmt.Fprintf(&b, "[3] \"S-%d\"[2]\n", i+1)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Hca 1 %q\n[1] \"S-1\"[1]\n\nHca 1 \"H-1\"\n[1] \"S-%d\"[1]\n", liveHost, switches)
+	tp, err := topo.Parse(strings.NewReader(b.String()), "chain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bed := serveTopo(t, tp, liveHost, p.diags)
+	l := &live{p: p, sim: bed}
+	for _, h := range []string{liveHost, "H-1"} {
+		joinGroup(t, bed, h, ipoibBroadcast)
+	}
+	lid := func(node string) string {
+		t.Helper()
+		// "LID start 5 end 5"
+		out, errOut, code := l.ours(t, "ibaddr", "-L", "-D", drToChainNode(node, switches))
+		f := strings.Fields(out)
+		if code != 0 || len(f) < 3 {
+			t.Fatalf("LID of %s: exit %d\n%s%s", node, code, out, errOut)
+		}
+		return f[2]
+	}
+	near, far, mid, last := lid(liveHost), lid("H-1"), lid("S-30"), lid(fmt.Sprintf("S-%d", switches))
+	// OpenSM programs the MFTs after the joins: wait for the group's route.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, errOut, code := l.ours(t, "ibtracert", "-m", "0xc000", near, far)
+		if code == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("OpenSM did not program the MFTs of the chain (LIDs %s %s %s %s):\n%s%s", near, far, mid, last, out, errOut)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	l.compareAll(t, "ibtracert", [][]string{
+		{near, far}, {far, near}, {"-n", far, near}, {far, mid}, {far, last}, {mid, far}, {last, near},
+		{"-m", "0xc000", near, far}, {"-m", "0xc000", far, near}, {"-n", "-m", "0xc000", near, far},
+		{"-f", far, near},
+	})
+}
+
+// drToChainNode is the directed route from liveHost to a node of the
+// chain: a host, or "S-n".
+func drToChainNode(node string, switches int) string {
+	hops := []string{"0"}
+	n := switches + 1
+	switch node {
+	case liveHost:
+		return "0"
+	case "H-1":
+	default:
+		fmt.Sscanf(node, "S-%d", &n)
+	}
+	hops = append(hops, "1")
+	for i := 1; i < n && i < switches; i++ {
+		hops = append(hops, "3")
+	}
+	if node == "H-1" {
+		hops = append(hops, "1")
+	}
+	return strings.Join(hops, ",")
 }
