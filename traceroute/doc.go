@@ -14,7 +14,7 @@
 // on, the destination), and the warnings the walk met, named for the step
 // of ibtracert.c that met them. A failed trace returns what it traced
 // before the failure, with an *Error wrapping ErrNoRoute. The walk, its
-// checks (port states, table bounds, directed routes of at most 63 hops)
+// checks (port states, table bounds, directed routes of at most 62 hops)
 // and its messages are the C tool's, so ibtool ibtracert prints what
 // ibtracert prints from a Route.
 //
