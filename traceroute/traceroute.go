@@ -103,9 +103,8 @@ type Tracer struct {
 	// takes two ports with the same LID as the same port.
 	Force bool
 
-	visited    map[iba.GUID]bool
-	nodesDist  [MaxHops][]*node
-	targetGUID iba.GUID
+	visited   map[iba.GUID]bool
+	nodesDist [MaxHops][]*node
 }
 
 // Unicast traces the route from the port of LID src (0: the local port) to
@@ -140,11 +139,11 @@ func (t *Tracer) Multicast(ctx context.Context, src, dst uint16, mlid int) (*Rou
 	var toPort port
 	if r.getNode(ctx, &toNode, &toPort, &portid{lid: dst}) != nil {
 		r.warn("find_target_portguid", "can't find to port\n")
-		t.targetGUID = ^iba.GUID(0)
+		r.targetGUID = ^iba.GUID(0)
 	} else {
-		t.targetGUID = toPort.portGUID
+		r.targetGUID = toPort.portGUID
 	}
-	if t.targetGUID == 0 {
+	if r.targetGUID == 0 {
 		return r.Route, r.failed(fmt.Sprintf("can't reach target lid %d", dst))
 	}
 	end := r.findMCPath(ctx, &from, mlid)
@@ -155,10 +154,12 @@ func (t *Tracer) Multicast(ctx context.Context, src, dst uint16, mlid int) (*Rou
 	return r.Route, nil
 }
 
-// run is one route being traced.
+// run is one route being traced; targetGUID is a multicast search's
+// destination port.
 type run struct {
 	*Route
-	t *Tracer
+	t          *Tracer
+	targetGUID iba.GUID
 }
 
 func (t *Tracer) start(src, dst uint16) *run {
@@ -322,7 +323,7 @@ func portInactive(n *node, p *port, sw *swinfo) bool {
 }
 
 // endHop records the From or To of a unicast route: a switch as port 0.
-func (r *run) endHop(kind HopKind, n *node, p *port) Hop {
+func endHop(kind HopKind, n *node, p *port) Hop {
 	pn := p.portNum
 	if n.typ == iba.NodeTypeSwitch {
 		pn = 0
@@ -357,7 +358,7 @@ func (r *run) findRoute(ctx context.Context, from, to *portid, record bool) erro
 	}
 	n, p := &fromNode, &fromPort
 	portnum := p.portNum
-	add(r.endHop(From, n, p))
+	add(endHop(From, n, p))
 	badTable := func() error {
 		r.warn(fn, "Bad forwarding table entry found at: node \"%s\" lid entry %d is %d (top %d)", n.desc, to.lid, outport, sw.linearTop)
 		return errStep
@@ -445,7 +446,7 @@ func (r *run) findRoute(ctx context.Context, from, to *portid, record bool) erro
 		r.warn(fn, "no route found after %d hops", MaxHops)
 		return errStep
 	}
-	add(r.endHop(To, n, p))
+	add(endHop(To, n, p))
 	return nil
 }
 
@@ -466,7 +467,7 @@ func (r *run) getPort(ctx context.Context, pt *port, num int, p *portid) error {
 // else 0 with the node queued at its distance (ibtracert's new_node).
 func (r *run) newNode(n *node, pt *port, p *portid, dist int) int {
 	t := r.t
-	if pt.portGUID == t.targetGUID {
+	if pt.portGUID == r.targetGUID {
 		n.dist = -1
 		n.ports = append([]*port{pt}, n.ports...)
 		return 1
@@ -596,7 +597,7 @@ func (r *run) findMCPath(ctx context.Context, from *portid, mlid int) *node {
 					return remote
 				}
 				if res < 0 && remote.typ == iba.NodeTypeSwitch {
-					r.Circles = append(r.Circles, r.endHop(Through, remote, remotePort))
+					r.Circles = append(r.Circles, endHop(Through, remote, remotePort))
 				}
 				path.pop()
 			}

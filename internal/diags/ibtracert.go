@@ -305,7 +305,7 @@ const trCircle = "ERR: circle discovered at"
 func (t *tracer) jsonHop(kind string, h traceroute.Hop) TraceHop {
 	j := TraceHop{Kind: kind, NodeType: trNodeType(h.NodeType), NodeGUID: fmt.Sprintf("0x%016x", uint64(h.NodeGUID)),
 		PortNum: h.PortNum, LID: h.LID, LastLID: h.LastLID(), Name: t.names.Name(h.NodeGUID, h.Desc)}
-	if h.Kind == traceroute.Through && kind != strings.ToLower(trCircle) {
+	if kind == trHopKinds[traceroute.Through] {
 		out := h.OutPort
 		j.OutPort = &out
 	}

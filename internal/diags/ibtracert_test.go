@@ -218,17 +218,15 @@ func testIBTracertLongRoutes(t *testing.T, p peers) {
 // drToChainNode is the directed route from liveHost to a node of the
 // chain: a host, or "S-n".
 func drToChainNode(node string, switches int) string {
-	hops := []string{"0"}
-	n := switches + 1
-	switch node {
-	case liveHost:
+	if node == liveHost {
 		return "0"
-	case "H-1":
-	default:
+	}
+	hops := []string{"0", "1"} // to S-1
+	n := switches
+	if node != "H-1" {
 		fmt.Sscanf(node, "S-%d", &n)
 	}
-	hops = append(hops, "1")
-	for i := 1; i < n && i < switches; i++ {
+	for i := 1; i < n; i++ {
 		hops = append(hops, "3")
 	}
 	if node == "H-1" {
