@@ -64,6 +64,9 @@ func StartTraffic(t testing.TB) {
 			{dev, "cm_id", "rping", 3},
 			{"siw0", "cm_id", "rping", 3},
 			{dev, "srq", "ib_send_bw", 1},
+			// The SRQ comes before the QPs: wait for the client's QP in
+			// RTS too, by when the server's QP exists as well.
+			{dev, "qp-rts", "ib_send_bw", 1},
 			// The SRQ comes before the QPs: wait for the client's QP
 			// in RTS, after which both sides' QPs are there.
 			{dev, "qp-rts", "ib_send_bw", 1},
