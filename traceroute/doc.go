@@ -18,9 +18,15 @@
 // and its messages are the C tool's, so ibtool ibtracert prints what
 // ibtracert prints from a Route.
 //
+// DirectedRoute walks the same tables to find the directed route to a
+// LID (infiniband-diags' build_dr_path_to_lid) without a single
+// LID-routed SMP, for fabrics that do not route those (iblinkinfo -S/-G
+// starts its scan there).
+//
 // To check every route of a fabric at once from the tables alone, read
 // the tables into a subnet.Subnet (Subnet.ReadTables) and use
-// health.Routing. See ExampleTracer_Unicast.
+// health.Routing. See ExampleTracer_Unicast and
+// ExampleTracer_DirectedRoute.
 //
 // In docs/design.md's layers traceroute sits beside subnet, above mad.
 package traceroute

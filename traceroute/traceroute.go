@@ -154,12 +154,42 @@ func (t *Tracer) Multicast(ctx context.Context, src, dst uint16, mlid int) (*Rou
 	return r.Route, nil
 }
 
+// DirectedRoute finds the directed route from the local port to the port
+// of LID dst through the switches' linear forwarding tables, as
+// infiniband-diags' build_dr_path_to_lid does for iblinkinfo -S and -G.
+// Unlike Unicast it sends no SMP to a LID: every SMP of the walk is
+// directed-route (IBA 14.2.2), so it works where the subnet does not route
+// LID-addressed SMPs (not guaranteed on XDR fabrics, rdma-core 77f7355ce).
+// The destination is known by its LID only: the walk ends at the port
+// whose LID range holds dst (a switch is found at the port the route
+// enters it by). The path is empty for the local port. On failure the
+// error, an *Error wrapping ErrNoRoute, says which step failed.
+func (t *Tracer) DirectedRoute(ctx context.Context, dst uint16) (subnet.DRPath, error) {
+	if dst == 0 || dst >= subnet.MinMulticastLID {
+		return nil, &Error{fmt.Sprintf("invalid destination LID %d", dst)}
+	}
+	r := t.start(0, dst)
+	r.byLID = true
+	var from portid
+	if err := r.findRoute(ctx, &from, &portid{lid: dst}, false); err != nil {
+		msg := "can't find a route to lid " + strconv.Itoa(int(dst))
+		if n := len(r.Warnings); n > 0 {
+			msg = r.Warnings[n-1].Msg
+		}
+		return nil, &Error{msg}
+	}
+	return subnet.DRPath(from.dr), nil
+}
+
 // run is one route being traced; targetGUID is a multicast search's
-// destination port.
+// destination port; byLID says the destination is known by its LID only
+// (DirectedRoute): it is not read by LID, and a port is it when its LID
+// range holds the destination LID.
 type run struct {
 	*Route
 	t          *Tracer
 	targetGUID iba.GUID
+	byLID      bool
 }
 
 func (t *Tracer) start(src, dst uint16) *run {
@@ -315,6 +345,15 @@ func (r *run) switchLookup(ctx context.Context, sw *swinfo, p *portid, lid int) 
 }
 
 func (r *run) samePort(a, b *port) bool {
+	if r.byLID {
+		// Ports whose GUIDs are both known are compared by them; else b
+		// is the destination, known by its LID: a is it when its LID
+		// range (LID to LID + 2^LMC - 1) holds that LID.
+		if a.portGUID != 0 && b.portGUID != 0 {
+			return a.portGUID == b.portGUID
+		}
+		return a.lid != 0 && b.lid&^(1<<a.lmc-1) == a.lid
+	}
 	return a.portGUID == b.portGUID || (r.t.Force && a.lid == b.lid)
 }
 
@@ -346,7 +385,13 @@ func (r *run) findRoute(ctx context.Context, from, to *portid, record bool) erro
 			r.Hops = append(r.Hops, h)
 		}
 	}
-	if r.getNode(ctx, &fromNode, &fromPort, from) != nil || r.getNode(ctx, &toNode, &toPort, to) != nil {
+	if r.byLID {
+		if r.getNode(ctx, &fromNode, &fromPort, from) != nil {
+			r.warn(fn, "can't reach from port")
+			return errStep
+		}
+		toPort.lid = int(to.lid)
+	} else if r.getNode(ctx, &fromNode, &fromPort, from) != nil || r.getNode(ctx, &toNode, &toPort, to) != nil {
 		r.warn(fn, "can't reach to/from ports")
 		if !r.t.Force {
 			return errStep

@@ -11,8 +11,11 @@ import (
 
 	"github.com/rdmakit/rdmakit/fabric"
 	"github.com/rdmakit/rdmakit/iba"
+	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/sa"
+	"github.com/rdmakit/rdmakit/sim"
+	"github.com/rdmakit/rdmakit/sim/topo"
 	"github.com/rdmakit/rdmakit/subnet"
 	"github.com/rdmakit/rdmakit/traceroute"
 )
@@ -24,6 +27,14 @@ func open(t *testing.T, gen string) (*fabric.Fabric, *subnet.Subnet) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f, discovered(t, f)
+}
+
+// discovered discovers f's subnet and reads its switches' whole LFTs and
+// MFTs; f is closed when the test ends.
+func discovered(t *testing.T, f *fabric.Fabric) *subnet.Subnet {
+	t.Helper()
+	ctx := context.Background()
 	t.Cleanup(func() { f.Close() })
 	sn, _, err := subnet.Discover(ctx, f.MAD, subnet.DiscoverOptions{})
 	if err != nil {
@@ -33,7 +44,7 @@ func open(t *testing.T, gen string) (*fabric.Fabric, *subnet.Subnet) {
 	if err != nil || len(failed) > 0 {
 		t.Fatal(failed, err)
 	}
-	return f, sn
+	return sn
 }
 
 // lftRoute is the route from port a to LID dst as the discovered subnet's
@@ -261,6 +272,13 @@ func TestFailures(t *testing.T) {
 	setLFT(t, f, leaf.Node, b.BaseLID, 200)
 	r, err = tr.Unicast(ctx, a.BaseLID, b.BaseLID)
 	check("bad entry", r, err, fmt.Sprintf("lid entry %d is 200", b.BaseLID))
+	// DirectedRoute meets the same entry, and a LID no port has.
+	for lid, want := range map[uint16]string{b.BaseLID: fmt.Sprintf("lid entry %d is 200", b.BaseLID), 999: "lid entry 999 is"} {
+		var te *traceroute.Error
+		if path, err := tr.DirectedRoute(ctx, lid); !errors.As(err, &te) || !strings.Contains(te.Msg, want) {
+			t.Fatalf("DirectedRoute(%d): %v, %v; want %q", lid, path, err, want)
+		}
+	}
 }
 
 // setLFT points lid at port on a switch, as an SM would.
@@ -275,5 +293,100 @@ func setLFT(t *testing.T, f *fabric.Fabric, sw *subnet.Node, lid uint16, port in
 	lft.PortBlock[lid%64] = uint8(port)
 	if err := f.MAD.SubnSet(ctx, tg, &lft, uint32(lid/64)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// drOnly is a subnet that routes no LID-addressed SMP (as XDR fabrics need
+// not): it refuses them, and counts those refused.
+type drOnly struct {
+	mad.SubnGetter
+	refused int
+}
+
+func (d *drOnly) SubnGet(ctx context.Context, t mad.Target, a iba.Attribute, mod uint32) error {
+	if rt, ok := t.(mad.Route); ok && rt.DR == nil {
+		d.refused++
+		return errors.New("no LID-routed SMPs on this subnet")
+	}
+	return d.SubnGetter.SubnGet(ctx, t, a, mod)
+}
+
+// TestDirectedRoute: for every LID of a subnet with LMC 2 (each CA port
+// owning four), the directed route found reaches the port owning it, with
+// one hop per link of the route the LFTs give, and no SMP ever went to a
+// LID.
+func TestDirectedRoute(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		gen string
+		lmc uint8
+	}{{"fattree:k=4,n=2", 2}, {"dragonfly:a=4,p=2,h=2", 0}, {"random:switches=10,radix=8,hosts=16,extra=6,seed=5", 1}} {
+		t.Run(c.gen, func(t *testing.T) {
+			top, err := topo.Load(c.gen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sf, err := sim.New(top)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var local string
+			for _, n := range top.Nodes {
+				if n.Type == iba.NodeTypeCA {
+					local = n.ID
+					break
+				}
+			}
+			if _, err := sf.RunSM(ctx, sim.SMConfig{Node: local, Port: 1, LMC: c.lmc}); err != nil {
+				t.Fatal(err)
+			}
+			tp, err := sf.Attach(local, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := fabric.New(ctx, tp, fabric.WithTimeout(50*time.Millisecond), fabric.WithRetries(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sn := discovered(t, f)
+			g := &drOnly{SubnGetter: f}
+			tr := &traceroute.Tracer{Getter: g}
+			local0 := sn.Nodes()[0].EndPort()
+			checked := 0
+			for _, n := range sn.Nodes() {
+				for _, p := range n.Ports {
+					if p == nil || p.BaseLID == 0 || (n.Type == iba.NodeTypeSwitch && p.Num != 0) {
+						continue
+					}
+					for k := uint16(0); k < 1<<p.LMC; k++ {
+						lid := p.BaseLID + k
+						path, err := tr.DirectedRoute(ctx, lid)
+						if err != nil {
+							t.Fatalf("LID %d: %v", lid, err)
+						}
+						var ni iba.NodeInfo
+						if err := f.SubnGet(ctx, ibpath.NewDR(append([]byte{0}, path...)...).Route(), &ni, 0); err != nil {
+							t.Fatalf("LID %d: path %v: %v", lid, path, err)
+						}
+						if ni.NodeGUID != n.GUID || (n.Type != iba.NodeTypeSwitch && ni.PortGUID != p.GUID) {
+							t.Fatalf("LID %d: path %v reaches %v port %v, want %v port %v", lid, path, ni.NodeGUID, ni.PortGUID, n.GUID, p.GUID)
+						}
+						if want := len(lftRoute(t, sn, local0, p.BaseLID)) - 1; len(path) != want {
+							t.Fatalf("LID %d: path %v, the LFTs give %d hops", lid, path, want)
+						}
+						checked++
+					}
+				}
+			}
+			if g.refused != 0 || checked < len(sn.Nodes()) {
+				t.Fatalf("%d LID-routed SMPs, %d LIDs checked", g.refused, checked)
+			}
+			for _, lid := range []uint16{0, 0xC000, 0xBFFF} {
+				var te *traceroute.Error
+				if path, err := tr.DirectedRoute(ctx, lid); !errors.As(err, &te) || !errors.Is(err, traceroute.ErrNoRoute) {
+					t.Fatalf("LID %#x: %v, %v", lid, path, err)
+				}
+			}
+		})
 	}
 }
