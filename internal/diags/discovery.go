@@ -19,6 +19,7 @@ import (
 	"github.com/rdmakit/rdmakit/ibpath"
 	"github.com/rdmakit/rdmakit/mad"
 	"github.com/rdmakit/rdmakit/subnet"
+	"github.com/rdmakit/rdmakit/traceroute"
 )
 
 // discoverFlags are the discovery options shared by ibnetdiscover and the
@@ -41,7 +42,11 @@ type discoverFlags struct {
 	probeLinks  bool
 	show        bool
 	progressBar bool
-	cmd         *cobra.Command // where --discovery was registered
+	// drStart starts a -G scan at a directed route to the port, found
+	// through the switches' LFTs, rather than at its LID (iblinkinfo
+	// since rdma-core 77f7355ce: SMPs by LID are not routed everywhere).
+	drStart bool
+	cmd     *cobra.Command // where --discovery was registered
 	// settled, when set, is told of each node the walk is done with (see
 	// subnet.DiscoverOptions.Settled).
 	settled func(*subnet.Node)
@@ -259,6 +264,19 @@ func (e *Env) discoverOptions(sess *session, f *discoverFlags, m subnet.Method, 
 		}
 		if lid == sess.local.LID {
 			lid = 0 // the local port: a plain scan from here
+		}
+		if f.drStart && lid != 0 {
+			tr := traceroute.Tracer{Getter: sess.mc}
+			if path, err := tr.DirectedRoute(e.Ctx, lid); err != nil {
+				msg := err.Error()
+				if te := (*traceroute.Error)(nil); errors.As(err, &te) {
+					msg = te.Msg
+				}
+				fmt.Fprintf(e.Stderr, "ibwarn: [%d] build_dr_path_to_lid: %s\n", os.Getpid(), msg)
+				fmt.Fprintf(e.Stderr, "ibwarn: [%d] main: DR path to lid %d (%s) failed; using resolved portid\n", os.Getpid(), lid, f.guid)
+			} else {
+				opt.From, lid = path, 0
+			}
 		}
 		opt.StartLID = lid
 	}

@@ -194,6 +194,7 @@ func runIBLinkInfo(e *Env, cmd *cobra.Command, f *linkInfoFlags) error {
 		f.df.hops = 1 // libibnetdisc's default for a partial scan
 	}
 	f.df.progressBar = true
+	f.df.drStart = true
 	r, err := e.discover(&f.df, nil)
 	if err != nil {
 		var ue *UsageError

@@ -2,8 +2,11 @@ package diags
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,11 +134,9 @@ func TestIBLinkInfoErrors(t *testing.T) {
 	}
 }
 
-// TestIBLinkInfoPartialSim: a partial scan from a port GUID starts LID
-// routed and goes on directed route (IBA 14.2.2 DrSLID), which ibsim does
-// not forward (the C tool stalls there), so it is checked on the built-in
-// simulator against the full output: the node's block alone, and with -a
-// the nodes within -n hops.
+// TestIBLinkInfoPartialSim: a partial scan from a port GUID, on the
+// built-in simulator, against the full output: the node's block alone, and
+// with -a the nodes within -n hops.
 func TestIBLinkInfoPartialSim(t *testing.T) {
 	fab := "sim:fattree:k=4,n=2"
 	full, _, code := run(t, "", "ibtool", "--fabric", fab, "iblinkinfo")
@@ -202,5 +203,58 @@ func TestIBLinkInfoPythonForms(t *testing.T) {
 	}
 	if g, _, _ := run(t, "", "ibtool", "--fabric", fab, "iblinkinfo", "-g"); g != all {
 		t.Errorf("-g changed the output")
+	}
+}
+
+// TestIBLinkInfoGUIDStartLive: iblinkinfo -S/-G starts its partial scan at
+// a directed route to the port, the route its LFTs give (rdma-core after
+// 56.1, build_dr_path_to_lid), not at its LID; the C releases compared
+// here start LID routed (which ibsim does not forward further), so ours
+// with -G is compared with the C tool given that route with -D: the route
+// from C ibtracert, between LIDs from C ibaddr.
+func TestIBLinkInfoGUIDStartLive(t *testing.T) { eachRelease(t, testIBLinkInfoGUIDStartLive) }
+
+func testIBLinkInfoGUIDStartLive(t *testing.T, p peers) {
+	b := startDiscoverBed(t, p)
+	f := discoverFabric(t)
+	lidOf := func(args ...string) string {
+		t.Helper()
+		out, errOut, code := b.c(t, append([]string{"ibaddr"}, args...)...)
+		m := regexp.MustCompile(`LID start 0x([0-9a-f]+)`).FindStringSubmatch(out)
+		if code != 0 || m == nil {
+			t.Fatalf("ibaddr %q: exit %d\n%s%s", args, code, out, errOut)
+		}
+		lid, _ := strconv.ParseUint(m[1], 16, 16)
+		return strconv.FormatUint(lid, 10)
+	}
+	local := lidOf()
+	outPort := regexp.MustCompile(`(?m)^\[(\d+)\] -> `)
+	for _, node := range []string{testbed.LeafName(1), testbed.LeafName(3), testbed.SpineName(2), "H-5", "H-6", b.host} {
+		for _, port := range []int{1, 2} {
+			n := f.Node(node)
+			if _, _, linked := f.Peer(node, port); port > n.Ports || (n.Type == testbed.Switch && port > 1) || !linked {
+				continue
+			}
+			guid := fmt.Sprintf("%#016x", uint64(n.PortGUID(port)))
+			route, errOut, code := b.c(t, "ibtracert", local, lidOf("-G", guid))
+			if code != 0 {
+				t.Fatalf("ibtracert to %s: exit %d\n%s%s", guid, code, route, errOut)
+			}
+			path := "0"
+			for _, m := range outPort.FindAllStringSubmatch(route, -1) {
+				path += "," + m[1]
+			}
+			for _, opts := range [][]string{{}, {"-a"}, {"-a", "-n", "2", "-l"}} {
+				for _, flag := range []string{"-G", "-S"} {
+					out, errOut, code := b.ours(t, append([]string{"iblinkinfo", flag, guid}, opts...)...)
+					args := append([]string{"iblinkinfo", "-D", path}, opts...)
+					cOut, cErr, cCode := b.c(t, args...)
+					cOut = b.p.diags.Normalise(args, cOut)
+					if code != cCode || out != cOut || strings.Contains(errOut, "ibwarn") {
+						t.Errorf("iblinkinfo %s %s %q (exit %d, %s) is not C's -D %s (exit %d, %s):\n%s", flag, guid, opts, code, errOut, path, cCode, cErr, firstLines(out, cOut))
+					}
+				}
+			}
+		}
 	}
 }
