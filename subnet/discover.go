@@ -724,14 +724,18 @@ func (w *walk) extend(t *task, node *Node, num int) {
 			ok = true
 		}
 	} else if t.q.lid == 0 || isSwitch {
-		// Directed routes do not pass through a CA.
+		// Directed routes do not pass through a CA: no CA forwards a
+		// directed-route SMP (IBA 14.2.2.2). Only the local CA's own
+		// port starts one; from a CA one hop away (a scan started
+		// there) libibnetdisc sends the SMP all the same and loses it,
+		// so it is not sent, and the port stays unexplored as there.
 		if w.opt.MaxHops == 0 || w.maxHops <= w.opt.MaxHops {
 			if len(path) < MaxHops {
 				path = append(path, uint8(num))
 				if len(path)-w.initialHops > w.maxHops {
 					w.maxHops++
 				}
-				ok = true
+				ok = isSwitch || len(path) == 1
 			}
 		}
 	}

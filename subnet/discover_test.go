@@ -283,6 +283,19 @@ func TestDiscoverPartial(t *testing.T) {
 	if s.MaxHopsDiscovered != 2+2 {
 		t.Errorf("max hops %d, want 4 (2 initial + 2)", s.MaxHopsDiscovered)
 	}
+	// From a CA one hop from a local switch (-D 0,1 on leaf-1): no
+	// directed route goes on through the CA, so its port is left
+	// unexplored, and nothing is lost.
+	leaf := first.ports[1].peer
+	sma = &fakeSMA{f: f, from: leaf, rnd: rand.New(rand.NewSource(1))}
+	s, rep, err := Discover(context.Background(), sma, DiscoverOptions{From: DRPath{1}, MaxHops: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, _ = s.From()
+	if from == nil || from.Description() != "host-1" || s.Len() != 1 || len(rep.Unreachable()) != 0 || from.Port(1).Remote != nil {
+		t.Errorf("-D 0,1 from a switch: started at %v, %d nodes, unreachable %v", from, s.Len(), rep.Unreachable())
+	}
 }
 
 // TestDiscoverCancel: a cancelled discovery returns at once with what it
