@@ -337,6 +337,11 @@ func (r *run) switchLookup(ctx context.Context, sw *swinfo, p *portid, lid int) 
 	if lid >= sw.linearCap && lid > sw.linearTop {
 		return -1
 	}
+	if r.byLID && (sw.linearCap == 0 || sw.linearCap < sw.linearTop || lid > sw.linearTop) {
+		// build_dr_path_to_lid's checks: no LFT, a top past the
+		// capacity, a LID past the top (IBA 14.2.5.4).
+		return -1
+	}
 	var lft iba.LinearForwardingTable
 	if err := r.get(ctx, p, &lft, uint32(lid/64)); err != nil {
 		return -1

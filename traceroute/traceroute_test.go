@@ -279,6 +279,20 @@ func TestFailures(t *testing.T) {
 			t.Fatalf("DirectedRoute(%d): %v, %v; want %q", lid, path, err, want)
 		}
 	}
+	// A LID past the leaf's LinearFDBTop (IBA 14.2.5.4) has no entry.
+	tg := mad.Route{Addr: mad.Addr{LID: leaf.Node.EndPort().BaseLID}}
+	var si iba.SwitchInfo
+	if err := f.MAD.SubnGet(ctx, tg, &si, 0); err != nil {
+		t.Fatal(err)
+	}
+	si.LinearFDBTop = b.BaseLID - 1
+	if err := f.MAD.SubnSet(ctx, tg, &si, 0); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("lid entry %d is -1 (top %d)", b.BaseLID, b.BaseLID-1)
+	if path, err := tr.DirectedRoute(ctx, b.BaseLID); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("DirectedRoute(%d) past the top: %v, %v; want %q", b.BaseLID, path, err, want)
+	}
 }
 
 // setLFT points lid at port on a switch, as an SM would.
