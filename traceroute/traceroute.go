@@ -172,11 +172,8 @@ func (t *Tracer) DirectedRoute(ctx context.Context, dst uint16) (subnet.DRPath, 
 	r.byLID = true
 	var from portid
 	if err := r.findRoute(ctx, &from, &portid{lid: dst}, false); err != nil {
-		msg := "can't find a route to lid " + strconv.Itoa(int(dst))
-		if n := len(r.Warnings); n > 0 {
-			msg = r.Warnings[n-1].Msg
-		}
-		return nil, &Error{msg}
+		// The step that failed recorded its warning last.
+		return nil, &Error{r.Warnings[len(r.Warnings)-1].Msg}
 	}
 	return subnet.DRPath(from.dr), nil
 }
@@ -334,12 +331,13 @@ func (r *run) switchLookup(ctx context.Context, sw *swinfo, p *portid, lid int) 
 		return -1
 	}
 	sw.linearCap, sw.linearTop, sw.enhSP0 = int(si.LinearFDBCap), int(si.LinearFDBTop), int(si.EnhancedPort0)
-	if lid >= sw.linearCap && lid > sw.linearTop {
-		return -1
-	}
-	if r.byLID && (sw.linearCap == 0 || sw.linearCap < sw.linearTop || lid > sw.linearTop) {
-		// build_dr_path_to_lid's checks: no LFT, a top past the
+	outside := lid >= sw.linearCap && lid > sw.linearTop
+	if r.byLID {
+		// build_dr_path_to_lid's bounds: no LFT, a top past the
 		// capacity, a LID past the top (IBA 14.2.5.4).
+		outside = sw.linearCap == 0 || sw.linearCap < sw.linearTop || lid > sw.linearTop
+	}
+	if outside {
 		return -1
 	}
 	var lft iba.LinearForwardingTable

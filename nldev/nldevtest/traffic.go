@@ -67,9 +67,6 @@ func StartTraffic(t testing.TB) {
 			// The SRQ comes before the QPs: wait for the client's QP in
 			// RTS too, by when the server's QP exists as well.
 			{dev, "qp-rts", "ib_send_bw", 1},
-			// The SRQ comes before the QPs: wait for the client's QP
-			// in RTS, after which both sides' QPs are there.
-			{dev, "qp-rts", "ib_send_bw", 1},
 		} {
 			if got := CountRes(c, w.dev, w.kind, w.comm); got < w.n {
 				missing = append(missing, fmt.Sprintf("%s %s of %s: %d of %d", w.dev, w.kind, w.comm, got, w.n))
